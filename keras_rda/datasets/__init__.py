@@ -1,0 +1,7 @@
+"""Real data sets: each keeps the real download path and reads a local copy.
+
+Local copies are found through the `KERAS_RDA_DATA_DIR` environment variable
+or an explicit `path=` argument.
+"""
+
+# Data set modules:

@@ -1,0 +1,106 @@
+"""The model zoo: named models for the papers' comparisons.
+
+A zoo entry turns a `keras_rda.tasks.Task` into an uncompiled `keras.Model`
+with the right head for the task, plus the optimiser settings of the paper
+the model comes from. The command line looks models up here by name.
+
+Register a model with the decorator:
+
+```python
+@register_model("rda", paper="RDA paper, section 6.1", learning_rate=1e-3,
+                clipvalue=1.0)
+def build_rda(task, units=250):
+    ...
+    return keras.Model(inputs, outputs)
+```
+"""
+
+import dataclasses
+from typing import Callable
+from typing import Optional
+
+_REGISTRY = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """A named model recipe.
+
+    Attributes:
+        name: registry name (`"rda"`, `"lstm"`, `"dnc-uw"`, ...).
+        build: `build(task, **overrides) -> keras.Model`, uncompiled, whose
+            output matches `task.output_dim` (logits for classification).
+        description: one line for `keras-rda models`.
+        paper: the source of the model and of its settings.
+        learning_rate: Adam learning rate of the paper.
+        clipvalue: element-wise gradient clipping of the paper, or None.
+        batch_size: the paper's batch size.
+        units: the paper's hidden size (informational; `build` default).
+    """
+
+    name: str
+    build: Callable
+    description: str = ""
+    paper: str = ""
+    learning_rate: float = 1e-3
+    clipvalue: Optional[float] = None
+    batch_size: int = 100
+    units: Optional[int] = None
+
+    def optimizer(self, learning_rate=None):
+        """A fresh Adam optimiser with the paper's settings."""
+        import keras
+
+        kwargs = {"learning_rate": learning_rate or self.learning_rate}
+        if self.clipvalue is not None:
+            kwargs["clipvalue"] = self.clipvalue
+        return keras.optimizers.Adam(**kwargs)
+
+
+def register_model(
+    name,
+    *,
+    description="",
+    paper="",
+    learning_rate=1e-3,
+    clipvalue=None,
+    batch_size=100,
+    units=None,
+):
+    """Decorator registering `build(task, **overrides)` as zoo model `name`."""
+
+    def decorator(build):
+        if name in _REGISTRY:
+            raise ValueError(f"A model named {name!r} is already registered.")
+        _REGISTRY[name] = ModelSpec(
+            name=name,
+            build=build,
+            description=description or (build.__doc__ or "").strip().split("\n")[0],
+            paper=paper,
+            learning_rate=learning_rate,
+            clipvalue=clipvalue,
+            batch_size=batch_size,
+            units=units,
+        )
+        return build
+
+    return decorator
+
+
+def model_names():
+    """Sorted names of all registered models."""
+    return sorted(_REGISTRY)
+
+
+def get_model_spec(name):
+    """The `ModelSpec` registered as `name`.
+
+    Raises:
+        ValueError: if there is no such model; the message lists valid names.
+    """
+    if name not in _REGISTRY:
+        raise ValueError(
+            f"Received an invalid value for argument `model`, expected one of "
+            f"{', '.join(model_names())}, got {name!r}"
+        )
+    return _REGISTRY[name]

@@ -1,0 +1,13 @@
+"""Seeded generators for the synthetic tasks of the five papers.
+
+`keras_rda.tasks.get_task(name, **params)` returns a `Task`; `task_names()`
+lists them. Each task module registers itself on import.
+"""
+
+from keras_rda.tasks.task import Task
+from keras_rda.tasks.task import get_task
+from keras_rda.tasks.task import get_task_class
+from keras_rda.tasks.task import register_task
+from keras_rda.tasks.task import task_names
+
+# Task modules (each registers its tasks on import):

@@ -1,0 +1,172 @@
+"""The `Task` base class and the task registry.
+
+Every synthetic task of the five papers is a subclass of `Task`: a seeded,
+endless stream of batches `(inputs, targets, sample_weight)` generated on the
+fly with NumPy, so that long sequences and unlimited fresh batches cost no
+memory beyond one batch. The command line (`keras-rda`) finds tasks by name
+through `get_task`.
+"""
+
+import abc
+
+import numpy as np
+
+_REGISTRY = {}
+
+
+def register_task(cls):
+    """Class decorator: makes a `Task` subclass available under `cls.name`."""
+    if not cls.name:
+        raise ValueError(f"Task class {cls.__name__} has no `name`.")
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise ValueError(f"A task named {cls.name!r} is already registered.")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def task_names():
+    """Sorted names of all registered tasks."""
+    return sorted(_REGISTRY)
+
+
+def get_task(name, **kwargs):
+    """Instantiates the registered task `name` with `kwargs`.
+
+    Raises:
+        ValueError: if no task of that name exists; the message lists the
+            valid names.
+    """
+    if isinstance(name, Task):
+        return name
+    if name not in _REGISTRY:
+        raise ValueError(
+            f"Received an invalid value for argument `task`, expected one of "
+            f"{', '.join(task_names())}, got {name!r}"
+        )
+    return _REGISTRY[name](**kwargs)
+
+
+def get_task_class(name):
+    """The registered `Task` subclass called `name` (ValueError if none)."""
+    if name not in _REGISTRY:
+        raise ValueError(
+            f"Received an invalid value for argument `task`, expected one of "
+            f"{', '.join(task_names())}, got {name!r}"
+        )
+    return _REGISTRY[name]
+
+
+class Task(abc.ABC):
+    """Base class of a synthetic sequence task.
+
+    Subclasses set the class attributes below and implement `generate`.
+
+    Class attributes:
+        name: registry name, e.g. `"addition"`.
+        paper: where the task comes from, e.g. `"RDA paper, section 6.3"`.
+        description: one line for `keras-rda tasks`.
+        output: `"regression"` (real-valued targets, MSE loss) or
+            `"classification"` (integer class targets, cross-entropy).
+        per_step: True when there is a target at every time step
+            (`targets` is `[batch, time]` or `[batch, time, dim]`), False
+            when there is one target per sequence.
+        num_classes: number of classes for classification, else None.
+        metric: the score reported in tables: `"mse"`, `"accuracy"` or
+            `"crossentropy"`.
+        baseline: the naive baseline of the paper on `metric`
+            (e.g. 0.167 MSE for the adding problem), or None.
+        threshold: `(metric, op, value)`, the paper's "solved" criterion used
+            for "steps until threshold", e.g. `("loss", "<", 0.001)`; or None.
+        paper_steps: the number of training steps the paper reports on, or
+            None.
+
+    Instance attributes:
+        input_dim: size of the last axis of `inputs`.
+        output_dim: size of the model's output layer (1 for regression of
+            one value, `num_classes` for classification).
+    """
+
+    name = None
+    paper = ""
+    description = ""
+    output = "regression"
+    per_step = False
+    num_classes = None
+    metric = "mse"
+    baseline = None
+    threshold = None
+    paper_steps = None
+
+    input_dim = 1
+
+    @property
+    def output_dim(self):
+        return self.num_classes if self.output == "classification" else 1
+
+    @property
+    def loss(self):
+        """The Keras loss for this task (models emit logits for classes)."""
+        import keras
+
+        if self.output == "classification":
+            return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        return keras.losses.MeanSquaredError()
+
+    @abc.abstractmethod
+    def generate(self, batch_size, rng):
+        """Draws one batch.
+
+        Args:
+            batch_size: number of sequences.
+            rng: a `numpy.random.Generator`.
+
+        Returns:
+            `(inputs, targets, sample_weight)`: `inputs` is float32
+            `[batch, time, input_dim]`; `targets` float32 (regression) or
+            int32 (classification); `sample_weight` is float32 with the shape
+            of the per-example loss (`[batch]` or `[batch, time]`), zero where
+            a step must not count (padding, steps with no target).
+        """
+
+    def batches(self, batch_size, seed=0):
+        """An endless generator of batches drawn with `numpy` seeded by `seed`."""
+        rng = np.random.default_rng(seed)
+        while True:
+            yield self.generate(batch_size, rng)
+
+    def held_out(self, num_examples, seed=12345, batch_size=None):
+        """A fixed evaluation set: one batch of `num_examples` examples.
+
+        Drawn from a seed distinct from training streams, so that a model is
+        always scored on the same sequences.
+        """
+        del batch_size
+        rng = np.random.default_rng(seed)
+        return self.generate(num_examples, rng)
+
+    def dataset(self, batch_size, seed=0):
+        """An endless `tf.data.Dataset` of batches (TensorFlow-only helper)."""
+        import tensorflow as tf
+
+        x, y, w = self.generate(1, np.random.default_rng(seed))
+
+        def spec(a):
+            shape = (None,) + tuple(None for _ in a.shape[1:])
+            return tf.TensorSpec(shape=shape, dtype=tf.as_dtype(a.dtype))
+
+        return tf.data.Dataset.from_generator(
+            lambda: self.batches(batch_size, seed),
+            output_signature=(spec(x), spec(y), spec(w)),
+        ).prefetch(2)
+
+    def config(self):
+        """The task's parameters as a dict (for JSON records)."""
+        return {
+            k: v
+            for k, v in vars(self).items()
+            if not k.startswith("_") and isinstance(v, (int, float, str, bool))
+        }
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
+        return f"{type(self).__name__}({args})"
