@@ -7,14 +7,8 @@ The recurrent cells follow Keras's RNN-cell contract and work inside
 
 from keras_rda.version import __version__
 
-# Recurrent cells.
-from keras_rda.cells.rda_cell import RDACell
-from keras_rda.cells.rwa_cell import RWACell
-
-# Sequence layers.
-from keras_rda.layers.rda import RDA
-from keras_rda.layers.rwa import RWA
-
 # Subpackages.
 from keras_rda import datasets  # noqa: E402
 from keras_rda import tasks  # noqa: E402
+
+# Public classes (one import line per class):
