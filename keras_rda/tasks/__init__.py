@@ -11,3 +11,5 @@ from keras_rda.tasks.task import register_task
 from keras_rda.tasks.task import task_names
 
 # Task modules (each registers its tasks on import):
+from keras_rda.tasks import uw_sequence  # noqa: E402,F401
+from keras_rda.tasks import sinusoid  # noqa: E402,F401
