@@ -16,8 +16,7 @@ def build_rda(task, units=250):
 """
 
 import dataclasses
-from typing import Callable
-from typing import Optional
+from collections.abc import Callable
 
 _REGISTRY = {}
 
@@ -43,9 +42,9 @@ class ModelSpec:
     description: str = ""
     paper: str = ""
     learning_rate: float = 1e-3
-    clipvalue: Optional[float] = None
+    clipvalue: float | None = None
     batch_size: int = 100
-    units: Optional[int] = None
+    units: int | None = None
 
     def optimizer(self, learning_rate=None):
         """A fresh Adam optimiser with the paper's settings."""

@@ -13,6 +13,28 @@ import numpy as np
 
 _REGISTRY = {}
 
+SCALES = ("small", "paper")
+
+# Training settings every task starts from; a task overrides entries in its
+# `training_scales`. "small" is sized for a few minutes on a laptop CPU,
+# "paper" is the RDA paper's section 6.1 (250 units, batches of 100).
+DEFAULT_TRAINING = {
+    "small": {
+        "steps": 300,
+        "batch_size": 32,
+        "units": 64,
+        "eval_every": 25,
+        "eval_examples": 200,
+    },
+    "paper": {
+        "steps": 10000,
+        "batch_size": 100,
+        "units": 250,
+        "eval_every": 100,
+        "eval_examples": 1000,
+    },
+}
+
 
 def register_task(cls):
     """Class decorator: makes a `Task` subclass available under `cls.name`."""
@@ -79,6 +101,18 @@ class Task(abc.ABC):
             for "steps until threshold", e.g. `("loss", "<", 0.001)`; or None.
         paper_steps: the number of training steps the paper reports on, or
             None.
+        masked: True when sequences of different lengths are zero-padded to
+            a common length: every padded step is an all-zero input vector
+            (real steps never are), so a model masks them with
+            `keras.layers.Masking(mask_value=0.0)`; `sample_weight` is 0 on
+            padded steps of per-step targets.
+        seq_len_param: the constructor argument that `--seq-len` sets (e.g.
+            `"length"`), or None when the task has no length.
+        scales: `{"small": {...}}`, constructor arguments that shorten the
+            task for `--scale small`; the constructor's defaults are the
+            papers' settings (`--scale paper`).
+        training_scales: per-scale overrides of `DEFAULT_TRAINING`
+            (`steps`, `batch_size`, `units`, `eval_every`, `eval_examples`).
 
     Instance attributes:
         input_dim: size of the last axis of `inputs`.
@@ -96,8 +130,54 @@ class Task(abc.ABC):
     baseline = None
     threshold = None
     paper_steps = None
+    masked = False
+    seq_len_param = None
+    scales = {}
+    training_scales = {}
 
     input_dim = 1
+
+    @classmethod
+    def at_scale(cls, scale="paper", **overrides):
+        """The task with the parameters of `scale`, then `overrides`.
+
+        Args:
+            scale: `"paper"` (the constructor's defaults, the papers'
+                settings) or `"small"` (the shortened settings in
+                `cls.scales["small"]`).
+            **overrides: constructor arguments that win over the scale's.
+        """
+        _check_scale(scale)
+        kwargs = dict(cls.scales.get(scale, {}))
+        kwargs.update(overrides)
+        return cls(**kwargs)
+
+    @classmethod
+    def training_settings(cls, scale="paper"):
+        """Steps, batch size, units and evaluation cadence for `scale`.
+
+        `DEFAULT_TRAINING[scale]` updated with `cls.training_scales[scale]`;
+        at paper scale `steps` defaults to `cls.paper_steps` when set.
+        """
+        _check_scale(scale)
+        settings = dict(DEFAULT_TRAINING[scale])
+        if scale == "paper" and cls.paper_steps:
+            settings["steps"] = cls.paper_steps
+        settings.update(cls.training_scales.get(scale, {}))
+        return settings
+
+    @classmethod
+    def shortened(cls):
+        """What `--scale small` changes, as `{param: (paper, small)}`."""
+        import inspect
+
+        defaults = {
+            k: p.default
+            for k, p in inspect.signature(cls.__init__).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+        small = cls.scales.get("small", {})
+        return {k: (defaults.get(k), v) for k, v in small.items()}
 
     @property
     def output_dim(self):
@@ -170,3 +250,11 @@ class Task(abc.ABC):
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
         return f"{type(self).__name__}({args})"
+
+
+def _check_scale(scale):
+    if scale not in SCALES:
+        raise ValueError(
+            f"Received an invalid value for argument `scale`, expected one of "
+            f"{', '.join(SCALES)}, got {scale!r}"
+        )

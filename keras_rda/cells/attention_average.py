@@ -1,0 +1,124 @@
+"""The running (discounted) weighted average shared by the RWA and RDA units.
+
+Both units keep a weighted average of features `z_i` with attention weights
+`a_i`. The RDA additionally discounts the past by `gamma_t` at every step
+(RDA paper, section 5):
+
+    n_t = n_{t-1} * gamma_t + z_t * a_t
+    d_t = d_{t-1} * gamma_t + a_t
+    h_t = f_h(n_t / d_t)
+
+The RWA is the special case `gamma_t = 1`, `a_t = exp(.)`, `f_h = tanh`
+(RWA paper, eq. 7).
+
+Numerics. Written like this, `exp` attention overflows for logits above ~88
+(float32), `d_t` underflows to 0 when the weights or the discount are small
+for long, and `n_t / d_t` becomes `inf / inf` or `0 / 0`. Following the RWA
+paper's Appendix D, generalised to the discount, the state holds the scaled
+sums
+
+    n^_t = n_t * exp(-m_t),  d^_t = d_t * exp(-m_t),
+
+where `m_t` is the running maximum of the log-weights that make up the sums:
+
+    m_t = max(m_{t-1} + log gamma_t, log a_t)
+    n^_t = n^_{t-1} * exp(m_{t-1} + log gamma_t - m_t) + z_t * exp(log a_t - m_t)
+    d^_t = d^_{t-1} * exp(m_{t-1} + log gamma_t - m_t) + exp(log a_t - m_t)
+
+Every exponent is <= 0, so nothing overflows, and one of the two terms of
+`d^_t` has weight exactly `exp(0) = 1`, so `d^_t >= 1` as soon as any step has
+received attention: the ratio `n^_t / d^_t = n_t / d_t` is never `0 / 0`.
+The attention is taken in the log domain for every `f_a` (`log sigmoid`,
+`log softplus` computed stably), so a tiny sigmoid weight does not underflow
+either. `d^_t = 0` means "no step attended yet" (the initial state, or a ReLU
+attention that has been exactly 0 so far); the average is then 0.
+
+`m_t` only rescales numerator and denominator together, so the output does
+not depend on it and it is excluded from differentiation
+(`stop_gradient`), as in a stable log-sum-exp.
+"""
+
+from keras import ops
+
+ATTENTION_ACTIVATIONS = ("exp", "sigmoid", "softplus", "relu")
+HIDDEN_ACTIVATIONS = ("linear", "tanh")
+OUTPUT_ACTIVATIONS = ("linear", "tanh")
+
+# Below this logit, log(softplus(x)) equals x to better than 1e-9 relative.
+_SOFTPLUS_LINEAR_BELOW = -20.0
+
+
+def log_attention(logits, activation):
+    """Log of the attention weights `a = f_a(logits)`.
+
+    Args:
+        logits: `[batch, units]`, the attention pre-activations
+            `W_a [x_t, h_{t-1}] + b_a`.
+        activation: one of `ATTENTION_ACTIVATIONS` (RDA paper, section 5.1).
+
+    Returns:
+        `(log_a, positive)`: `log_a` `[batch, units]` is finite everywhere;
+        `positive` is None when `f_a > 0` for every finite input, else a
+        boolean `[batch, units]` telling where `a > 0` (ReLU), `log_a` being
+        meaningless where it is False.
+    """
+    if activation == "exp":
+        return logits, None
+    if activation == "sigmoid":
+        return ops.log_sigmoid(logits), None
+    if activation == "softplus":
+        linear = logits < _SOFTPLUS_LINEAR_BELOW
+        safe = ops.maximum(logits, _SOFTPLUS_LINEAR_BELOW)
+        return ops.where(linear, logits, ops.log(ops.softplus(safe))), None
+    if activation == "relu":
+        positive = logits > 0
+        return ops.log(ops.where(positive, logits, ops.ones_like(logits))), positive
+    raise ValueError(
+        "Received an invalid value for argument `attention_activation`, "
+        f"expected one of {ATTENTION_ACTIVATIONS}, got {activation!r}"
+    )
+
+
+def discounted_average_update(
+    numerator, denominator, log_scale, features, log_a, log_gamma=None, positive=None
+):
+    """One step of the scaled running average (see the module docstring).
+
+    Args:
+        numerator: `[batch, units]`, `n^_{t-1}`.
+        denominator: `[batch, units]`, `d^_{t-1} >= 0`; 0 means empty.
+        log_scale: `[batch, units]`, `m_{t-1}`.
+        features: `[batch, units]`, `z_t`.
+        log_a: `[batch, units]`, `log a_t` from `log_attention`.
+        log_gamma: `[batch, units]`, `log gamma_t`, or None for no discount
+            (the RWA, `gamma_t = 1`).
+        positive: None, or boolean `[batch, units]`: where `a_t > 0`.
+
+    Returns:
+        `(numerator, denominator, log_scale)` at step t.
+    """
+    past = log_scale if log_gamma is None else log_scale + log_gamma
+    # With nothing accumulated yet the past does not bound the new maximum.
+    past = ops.where(denominator > 0, past, log_a)
+    current = log_a if positive is None else ops.where(positive, log_a, past)
+    new_scale = ops.stop_gradient(ops.maximum(past, current))
+    # Both exponents are <= 0 by construction; the minimum only guards the
+    # branches whose value is multiplied by an exact zero.
+    past_weight = ops.exp(ops.minimum(past - new_scale, 0.0))
+    new_weight = ops.exp(ops.minimum(log_a - new_scale, 0.0))
+    if positive is not None:
+        new_weight = ops.where(positive, new_weight, ops.zeros_like(new_weight))
+    numerator = numerator * past_weight + features * new_weight
+    denominator = denominator * past_weight + new_weight
+    return numerator, denominator, new_scale
+
+
+def weighted_average(numerator, denominator):
+    """`n / d`, and 0 where nothing has been attended yet (`d = 0`)."""
+    safe = ops.where(denominator > 0, denominator, ops.ones_like(denominator))
+    return numerator / safe
+
+
+def apply_activation(x, name):
+    """`f_h` / `f_o`: "linear" (the identity) or "tanh"."""
+    return ops.tanh(x) if name == "tanh" else x

@@ -1,0 +1,333 @@
+"""Base class of the RWA and RDA cells: the shared weights and step."""
+
+import math
+
+import keras
+from keras import ops
+from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
+
+from keras_rda.cells import attention_average
+from keras_rda.utils import validation
+
+ACCUMULATION_DTYPES = ("float32", "float64")
+
+
+class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
+    """One step of a recurrent weighted average, with or without discount.
+
+    Not used directly: `RWACell` (no discount) and `RDACell` (discounted)
+    are the public units. This class holds their common weights, the step
+    (split so that sequence layers can project every time step's input in
+    one matmul before the recurrence), the initial state and the config.
+
+    Weight layout, with `k = 4` blocks when `discount=True` (RDA), 3 otherwise
+    (RWA):
+
+    - `kernel`: `[input_dim, k * units]`, blocks `u, g, a, gamma`.
+    - `recurrent_kernel`: `[units, (k - 1) * units]`, blocks `g, a, gamma`.
+    - `bias`: `[k * units]`, blocks `u, g, a, gamma`.
+    - `initial_state`: `[units]` (`s0`), only with `learn_initial_state`.
+
+    State: `[h, n, d, m]`, each `[batch, units]`: the hidden state `h_t`, the
+    numerator and denominator of the average scaled by `exp(-m_t)`, and the
+    running maximum `m_t` of the log-weights (see
+    `keras_rda.cells.attention_average`). The unscaled sums are
+    `n_t = n * exp(m)`, `d_t = d * exp(m)`.
+    """
+
+    def __init__(
+        self,
+        units,
+        *,
+        discount,
+        attention_activation,
+        hidden_activation,
+        output_activation,
+        learn_initial_state,
+        use_bias=True,
+        unit_discount_bias=False,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        initial_state_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        initial_state_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        initial_state_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = validation.positive_int("units", units)
+        self.discount = bool(discount)
+        self.attention_activation = validation.one_of(
+            "attention_activation",
+            attention_activation,
+            attention_average.ATTENTION_ACTIVATIONS,
+        )
+        self.hidden_activation = validation.one_of(
+            "hidden_activation", hidden_activation, attention_average.HIDDEN_ACTIVATIONS
+        )
+        self.output_activation = validation.one_of(
+            "output_activation", output_activation, attention_average.OUTPUT_ACTIVATIONS
+        )
+        self.learn_initial_state = bool(learn_initial_state)
+        self.use_bias = bool(use_bias)
+        self.unit_discount_bias = bool(unit_discount_bias) and self.discount
+
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.initial_state_initializer = keras.initializers.get(
+            initial_state_initializer
+        )
+        self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = keras.regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = keras.regularizers.get(bias_regularizer)
+        self.initial_state_regularizer = keras.regularizers.get(
+            initial_state_regularizer
+        )
+        self.kernel_constraint = keras.constraints.get(kernel_constraint)
+        self.recurrent_constraint = keras.constraints.get(recurrent_constraint)
+        self.bias_constraint = keras.constraints.get(bias_constraint)
+        self.initial_state_constraint = keras.constraints.get(initial_state_constraint)
+
+        self.dropout = validation.rate("dropout", dropout)
+        self.recurrent_dropout = validation.rate("recurrent_dropout", recurrent_dropout)
+        self.seed = seed
+        self.seed_generator = keras.random.SeedGenerator(seed=seed)
+
+        self.state_size = [self.units] * 4
+        self.output_size = self.units
+
+    # ----------------------------------------------------------------- weights
+
+    @property
+    def num_blocks(self):
+        """`k`: 4 blocks (u, g, a, gamma) with a discount, 3 without."""
+        return 4 if self.discount else 3
+
+    def _block_bias_initializer(self):
+        """Bias: every block from `bias_initializer`, except that with
+        `unit_discount_bias` the discount gate starts at 1 (RDA paper,
+        section 6.1, like the forget gate of Gers et al. 2000)."""
+        base = self.bias_initializer
+        discount_one = self.unit_discount_bias
+
+        def initializer(shape, dtype=None):
+            blocks = [base((self.units,), dtype=dtype) for _ in range(self.num_blocks)]
+            if discount_one:
+                blocks[-1] = ops.ones((self.units,), dtype=dtype)
+            return ops.concatenate(blocks, axis=0)
+
+        return initializer
+
+    @staticmethod
+    def _per_block(initializer, rows, units, num_blocks):
+        """Initialises each `[rows, units]` gate block separately, so that a
+        fan-based initialiser (Glorot) sees the shape of one weight matrix as
+        in the papers, not the concatenation."""
+
+        def init(shape, dtype=None):
+            del shape
+            blocks = [
+                initializer((rows, units), dtype=dtype) for _ in range(num_blocks)
+            ]
+            return ops.concatenate(blocks, axis=1)
+
+        return init
+
+    def build(self, input_shape):
+        input_shape = tuple(input_shape)
+        if len(input_shape) != 2 or input_shape[-1] is None:
+            raise ValueError(
+                "Received an invalid value for argument `inputs`, expected a "
+                "2D step input [batch, features] with a known feature size "
+                f"(3D [batch, time, features] for the sequence), got shape "
+                f"{input_shape}"
+            )
+        input_dim = input_shape[-1]
+        k = self.num_blocks
+        self.kernel = self.add_weight(
+            shape=(input_dim, k * self.units),
+            name="kernel",
+            initializer=self._per_block(
+                self.kernel_initializer, input_dim, self.units, k
+            ),
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.recurrent_kernel = self.add_weight(
+            shape=(self.units, (k - 1) * self.units),
+            name="recurrent_kernel",
+            initializer=self._per_block(
+                self.recurrent_initializer, self.units, self.units, k - 1
+            ),
+            regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=(k * self.units,),
+                name="bias",
+                initializer=self._block_bias_initializer(),
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        else:
+            self.bias = None
+        if self.learn_initial_state:
+            self.initial_state = self.add_weight(
+                shape=(self.units,),
+                name="initial_state",
+                initializer=self.initial_state_initializer,
+                regularizer=self.initial_state_regularizer,
+                constraint=self.initial_state_constraint,
+            )
+        else:
+            self.initial_state = None
+        self.built = True
+
+    # ---------------------------------------------------------------- the step
+
+    @property
+    def accumulation_dtype(self):
+        """dtype of the running sums: float32 under mixed precision."""
+        dtype = self.compute_dtype
+        return dtype if dtype in ACCUMULATION_DTYPES else "float32"
+
+    def project_inputs(self, inputs):
+        """`W [x_t] + b` for blocks u, g, a, gamma.
+
+        Args:
+            inputs: `[..., input_dim]`: one step or a whole sequence
+                `[batch, time, input_dim]` (one matmul for all steps).
+
+        Returns:
+            `[..., k * units]`.
+        """
+        projected = ops.matmul(inputs, self.kernel)
+        if self.use_bias:
+            projected = projected + self.bias
+        return projected
+
+    def recurrent_step(self, projected, states, training=False):
+        """The part of a step that depends on `h_{t-1}`.
+
+        Args:
+            projected: `[batch, k * units]`, `project_inputs(x_t)`.
+            states: `[h, n, d, m]`, each `[batch, units]`.
+            training: whether to apply recurrent dropout.
+
+        Returns:
+            `(o_t, [h_t, n_t, d_t, m_t])`, each in the dtype it came in.
+        """
+        h_prev, numerator, denominator, log_scale = states
+        units = self.units
+        h_in = h_prev
+        if training and self.recurrent_dropout > 0:
+            h_in = h_prev * self.get_recurrent_dropout_mask(h_prev)
+
+        # RDA paper section 5 / RWA paper eq. 7:
+        #   u_t = W_u x_t + b_u,  [g, a, gamma] = W [x_t, h_{t-1}] + b.
+        u = projected[:, :units]
+        gates = projected[:, units:] + ops.matmul(h_in, self.recurrent_kernel)
+        g = gates[:, :units]
+        a_logits = gates[:, units : 2 * units]
+
+        acc = self.accumulation_dtype
+        z = ops.cast(u * ops.tanh(g), acc)  # z_t = u_t * tanh(g_t)
+        log_a, positive = attention_average.log_attention(
+            ops.cast(a_logits, acc), self.attention_activation
+        )
+        log_gamma = None
+        if self.discount:  # gamma_t = sigmoid(W_gamma [x_t, h_{t-1}] + b_gamma)
+            log_gamma = ops.log_sigmoid(ops.cast(gates[:, 2 * units :], acc))
+
+        new_n, new_d, new_m = attention_average.discounted_average_update(
+            ops.cast(numerator, acc),
+            ops.cast(denominator, acc),
+            ops.cast(log_scale, acc),
+            z,
+            log_a,
+            log_gamma=log_gamma,
+            positive=positive,
+        )
+        h = attention_average.apply_activation(
+            attention_average.weighted_average(new_n, new_d), self.hidden_activation
+        )
+        output = attention_average.apply_activation(h, self.output_activation)
+        new_states = [
+            ops.cast(h, h_prev.dtype),
+            ops.cast(new_n, numerator.dtype),
+            ops.cast(new_d, denominator.dtype),
+            ops.cast(new_m, log_scale.dtype),
+        ]
+        return ops.cast(output, self.compute_dtype), new_states
+
+    def call(self, inputs, states, training=False):
+        if training and self.dropout > 0:
+            inputs = inputs * self.get_dropout_mask(inputs)
+        return self.recurrent_step(self.project_inputs(inputs), states, training)
+
+    def initial_hidden_state(self, batch_size, dtype=None):
+        """`h_0`: `f_h(s0)` when learned (RWA paper eq. 7), else zeros."""
+        dtype = dtype or self.compute_dtype
+        if self.initial_state is None:
+            return ops.zeros((batch_size, self.units), dtype=dtype)
+        h0 = attention_average.apply_activation(
+            ops.cast(self.initial_state, dtype), self.hidden_activation
+        )
+        return ops.broadcast_to(ops.expand_dims(h0, 0), (batch_size, self.units))
+
+    def get_initial_state(self, batch_size=None):
+        """`[h_0, n_0 = 0, d_0 = 0, m_0 = 0]`, each `[batch, units]`."""
+        zeros = ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
+        return [self.initial_hidden_state(batch_size), zeros, zeros, zeros]
+
+    # ------------------------------------------------------------------ config
+
+    def get_config(self):
+        config = {
+            "units": self.units,
+            "learn_initial_state": self.learn_initial_state,
+            "use_bias": self.use_bias,
+            "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+            "recurrent_initializer": keras.initializers.serialize(
+                self.recurrent_initializer
+            ),
+            "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+            "initial_state_initializer": keras.initializers.serialize(
+                self.initial_state_initializer
+            ),
+            "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
+            "recurrent_regularizer": keras.regularizers.serialize(
+                self.recurrent_regularizer
+            ),
+            "bias_regularizer": keras.regularizers.serialize(self.bias_regularizer),
+            "initial_state_regularizer": keras.regularizers.serialize(
+                self.initial_state_regularizer
+            ),
+            "kernel_constraint": keras.constraints.serialize(self.kernel_constraint),
+            "recurrent_constraint": keras.constraints.serialize(
+                self.recurrent_constraint
+            ),
+            "bias_constraint": keras.constraints.serialize(self.bias_constraint),
+            "initial_state_constraint": keras.constraints.serialize(
+                self.initial_state_constraint
+            ),
+            "dropout": self.dropout,
+            "recurrent_dropout": self.recurrent_dropout,
+            "seed": self.seed,
+        }
+        return {**super().get_config(), **config}
+
+
+# The RWA paper's `s0 ~ N(0, sigma^2 = 3)` (section 3.1).
+RWA_INITIAL_STATE_STDDEV = math.sqrt(3.0)

@@ -1,0 +1,174 @@
+"""The Recurrent Discounted Attention (RDA) cell."""
+
+import keras
+
+from keras_rda.cells.attention_average_cell import AttentionAverageCell
+
+# The two variants named in the RDA paper, section 6.2:
+# (attention_activation, hidden_activation, output_activation).
+VARIANTS = {
+    "sigmoid-id": ("sigmoid", "linear", "linear"),
+    "exp-tanh": ("exp", "linear", "tanh"),
+}
+_DEFAULTS = VARIANTS["sigmoid-id"]
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class RDACell(AttentionAverageCell):
+    """Cell class of the Recurrent Discounted Attention unit.
+
+    A weighted average of features like the RWA's, whose past can be
+    discounted at every step (RDA paper, section 5):
+
+        u_t     = W_u x_t + b_u
+        g_t     = W_g [x_t, h_{t-1}] + b_g
+        z_t     = u_t * tanh(g_t)
+        a_t     = f_a(W_a [x_t, h_{t-1}] + b_a)
+        gamma_t = sigmoid(W_gamma [x_t, h_{t-1}] + b_gamma)
+        n_t = n_{t-1} * gamma_t + z_t * a_t
+        d_t = d_{t-1} * gamma_t + a_t
+        h_t = f_h(n_t / d_t)
+        o_t = f_o(h_t)
+
+    The recurrence feeds back `h_t`; the cell outputs `o_t`. Numerator and
+    denominator are kept rescaled by the running maximum of the log-weights
+    (see `keras_rda.cells.attention_average`): no overflow, underflow or
+    `0 / 0` for any finite input or length, for every `f_a`; outputs equal
+    the equations above wherever those are finite. With ReLU attention,
+    `h_t = f_h(0)` until some step gets a positive weight (the equations
+    give `0 / 0` there).
+
+    Args:
+        units: positive integer, dimensionality of the output space.
+        attention_activation: `f_a`, one of `"exp"`, `"sigmoid"`,
+            `"softplus"`, `"relu"` (section 5.1). Default `"sigmoid"`.
+        hidden_activation: `f_h`, `"linear"` (identity, the paper's choice)
+            or `"tanh"`.
+        output_activation: `f_o`, `"linear"` or `"tanh"`.
+        variant: None, or one of the paper's named variants, which sets the
+            three activations: `"sigmoid-id"` (sigmoid, linear, linear: the
+            defaults) or `"exp-tanh"` (exp, linear, tanh) (section 6.2).
+        learn_initial_state: whether `s0` is trained, with `h_0 = f_h(s0)`.
+            Default False (`h_0 = 0`); the paper learns it on
+            classify-length (section 6.3).
+        use_bias: whether to use the biases.
+        unit_discount_bias: if True (default), the discount-gate bias
+            starts at 1, the other biases from `bias_initializer`
+            (section 6.1).
+        kernel_initializer: initializer of each input block of `kernel`.
+            Default `"glorot_uniform"` per block (section 6.1: Xavier).
+        recurrent_initializer: initializer of each block of
+            `recurrent_kernel`. Default `"glorot_uniform"`.
+        bias_initializer: initializer of the biases. Default `"zeros"`.
+        initial_state_initializer: initializer of `s0`. Default `"zeros"`.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer,
+        initial_state_regularizer: regularizers of the weights.
+        kernel_constraint, recurrent_constraint, bias_constraint,
+        initial_state_constraint: constraints of the weights.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask
+            per sequence).
+        recurrent_dropout: float in [0, 1), fraction of `h_{t-1}` to drop in
+            the recurrent projections (one mask per sequence).
+        seed: random seed for dropout.
+        **kwargs: base `Layer` arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        inputs: `[batch, features]`, the input at one step.
+        states: list `[h, n, d, m]`, each `[batch, units]` (see State).
+        training: whether dropout is applied.
+
+    State:
+        `[h, n, d, m]`, each `[batch, units]`: `h_{t-1}`, the numerator and
+        denominator scaled by `exp(-m)`, and the running maximum `m` of the
+        log-weights. `state_size = [units] * 4`. Under mixed precision the
+        sums are accumulated in float32.
+
+    Weights (documented so that weights can be ported):
+        `kernel` `[input_dim, 4 * units]` (blocks u, g, a, gamma),
+        `recurrent_kernel` `[units, 3 * units]` (blocks g, a, gamma),
+        `bias` `[4 * units]` (u, g, a, gamma), and `initial_state` `[units]`
+        when learned.
+
+    Example:
+
+    ```python
+    model = keras.Sequential([
+        keras.Input((None, 2)),
+        keras.layers.RNN(keras_rda.RDACell(250)),
+        keras.layers.Dense(1),
+    ])
+    cell = keras_rda.RDACell(250, variant="exp-tanh")
+    ```
+
+    `keras_rda.RDA(250)` is the same unit as a faster sequence layer.
+
+    Reference:
+        "Efficiently applying attention to sequential data with the
+        Recurrent Discounted Attention unit": section 5 (equations),
+        5.1 (activation choices), 6.1 (initialisation), 6.2 (variants).
+    """
+
+    def __init__(
+        self,
+        units,
+        attention_activation="sigmoid",
+        hidden_activation="linear",
+        output_activation="linear",
+        variant=None,
+        learn_initial_state=False,
+        use_bias=True,
+        unit_discount_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        initial_state_initializer="zeros",
+        **kwargs,
+    ):
+        if variant is not None:
+            if variant not in VARIANTS:
+                raise ValueError(
+                    "Received an invalid value for argument `variant`, expected "
+                    f"one of {', '.join(repr(v) for v in VARIANTS)} or None, "
+                    f"got {variant!r}"
+                )
+            given = (attention_activation, hidden_activation, output_activation)
+            for name, value, default, wanted in zip(
+                ("attention_activation", "hidden_activation", "output_activation"),
+                given,
+                _DEFAULTS,
+                VARIANTS[variant],
+            ):
+                if value != default and value != wanted:
+                    raise ValueError(
+                        f"Received conflicting arguments `variant={variant!r}` "
+                        f"and `{name}={value!r}`: variant {variant!r} uses "
+                        f"{name}={wanted!r}. Pass one or the other."
+                    )
+            attention_activation, hidden_activation, output_activation = VARIANTS[
+                variant
+            ]
+        super().__init__(
+            units,
+            discount=True,
+            attention_activation=attention_activation,
+            hidden_activation=hidden_activation,
+            output_activation=output_activation,
+            learn_initial_state=learn_initial_state,
+            use_bias=use_bias,
+            unit_discount_bias=unit_discount_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            initial_state_initializer=initial_state_initializer,
+            **kwargs,
+        )
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            attention_activation=self.attention_activation,
+            hidden_activation=self.hidden_activation,
+            output_activation=self.output_activation,
+            unit_discount_bias=self.unit_discount_bias,
+        )
+        return config

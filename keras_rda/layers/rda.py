@@ -1,0 +1,134 @@
+"""The Recurrent Discounted Attention sequence layer."""
+
+import keras
+
+from keras_rda.cells.rda_cell import RDACell
+from keras_rda.layers.attention_average_rnn import AttentionAverageRNN
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class RDA(AttentionAverageRNN):
+    """Recurrent Discounted Attention layer, used like `keras.layers.LSTM`.
+
+    Runs `RDACell` over a sequence. Outputs, states and gradients equal
+    `keras.layers.RNN(RDACell(...))` with the same weights; it is faster
+    because the input projections of all time steps are one matmul before
+    the recurrence, leaving only `h_{t-1} W_h` and element-wise work in the
+    loop. Works under `jit_compile=True`.
+
+    Args:
+        units: positive integer, dimensionality of the output space.
+        attention_activation, hidden_activation, output_activation, variant,
+        learn_initial_state, use_bias, unit_discount_bias,
+        kernel_initializer, recurrent_initializer, bias_initializer,
+        initial_state_initializer, kernel_regularizer,
+        recurrent_regularizer, bias_regularizer, initial_state_regularizer,
+        kernel_constraint, recurrent_constraint, bias_constraint,
+        initial_state_constraint, dropout, recurrent_dropout, seed: the
+            `RDACell` arguments (see there).
+        activity_regularizer: regularizer on the layer's output.
+        return_sequences: whether to return the output at every step
+            (`[batch, time, units]`) or the last (`[batch, units]`).
+        return_state: whether to also return the final state
+            `h, n, d, m` (four `[batch, units]` tensors).
+        go_backwards: if True, process the sequence backwards and return
+            the reversed sequence.
+        stateful: if True, the final state of batch i is the initial state
+            of batch i in the next call; `reset_state()` goes back to the
+            cell's initial state.
+        unroll: if True, unroll the loop (short sequences only).
+        **kwargs: base layer arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        sequences: `[batch, time, features]`.
+        initial_state: optional list `[h, n, d, m]` of `[batch, units]`.
+        mask: optional boolean `[batch, time]`; masked steps leave the
+            state unchanged and repeat the previous output.
+        training: whether dropout is applied.
+
+    Example:
+
+    ```python
+    model = keras.Sequential([
+        keras.Input((None, 2)),
+        keras_rda.RDA(250),
+        keras.layers.Dense(1),
+    ])
+    ```
+
+    Reference:
+        "Efficiently applying attention to sequential data with the
+        Recurrent Discounted Attention unit", section 5.
+    """
+
+    def __init__(
+        self,
+        units,
+        attention_activation="sigmoid",
+        hidden_activation="linear",
+        output_activation="linear",
+        variant=None,
+        learn_initial_state=False,
+        use_bias=True,
+        unit_discount_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        initial_state_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        initial_state_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        initial_state_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        **kwargs,
+    ):
+        cell = RDACell(
+            units,
+            attention_activation=attention_activation,
+            hidden_activation=hidden_activation,
+            output_activation=output_activation,
+            variant=variant,
+            learn_initial_state=learn_initial_state,
+            use_bias=use_bias,
+            unit_discount_bias=unit_discount_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            initial_state_initializer=initial_state_initializer,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            initial_state_regularizer=initial_state_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            initial_state_constraint=initial_state_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            seed=seed,
+            dtype=kwargs.get("dtype"),
+            trainable=kwargs.get("trainable", True),
+            name="rda_cell",
+        )
+        super().__init__(
+            cell,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            activity_regularizer=activity_regularizer,
+            **kwargs,
+        )
