@@ -12,3 +12,7 @@ from keras_rda import datasets  # noqa: E402
 from keras_rda import tasks  # noqa: E402
 
 # Public classes (one import line per class):
+from keras_rda.cells.rda_cell import RDACell
+from keras_rda.cells.rwa_cell import RWACell
+from keras_rda.layers.rda import RDA
+from keras_rda.layers.rwa import RWA
