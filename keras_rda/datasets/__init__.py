@@ -5,3 +5,4 @@ or an explicit `path=` argument.
 """
 
 # Data set modules:
+from keras_rda.datasets.text_classification import text_classification  # noqa: F401
