@@ -16,3 +16,4 @@ from keras_rda.cells.rda_cell import RDACell
 from keras_rda.cells.rwa_cell import RWACell
 from keras_rda.layers.rda import RDA
 from keras_rda.layers.rwa import RWA
+from keras_rda.layers.feed_forward_attention import FeedForwardAttention  # noqa: E402
