@@ -17,3 +17,9 @@ from keras_rda.cells.rwa_cell import RWACell
 from keras_rda.layers.rda import RDA
 from keras_rda.layers.rwa import RWA
 from keras_rda.layers.feed_forward_attention import FeedForwardAttention  # noqa: E402
+from keras_rda.memory.dnc_cell import DNCCell  # noqa: E402
+from keras_rda.memory.ntm_cell import NTMCell  # noqa: E402
+from keras_rda.memory.regular_writing import RegularWriting  # noqa: E402
+from keras_rda.memory.uniform_writing import UniformWriting  # noqa: E402
+from keras_rda.memory.cached_uniform_writing import CachedUniformWriting  # noqa: E402
+from keras_rda.memory.random_writing import RandomWriting  # noqa: E402

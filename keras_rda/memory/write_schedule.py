@@ -1,0 +1,192 @@
+"""Base class of the write schedules, and `get_write_schedule`.
+
+A write schedule decides on which steps a memory cell (`DNCCell`, `NTMCell`)
+accesses its memory. On an access step the cell computes the interface
+vector, writes to the memory and reads from it (in that order, as Algorithm 1
+of Le et al. 2019); on any other step it does no memory work at all (a
+conditional on the step, not a mask), keeps memory, usage, links and
+weightings as they are, and holds the previous read vectors.
+
+Steps are counted from 1 (the paper's `t = 1, ..., T`). A schedule with
+`encoding_steps=E` governs only steps `1..E`; from step `E + 1` on the memory
+is accessed on every step, as the paper does while decoding.
+
+Reference:
+    Le, Tran & Venkatesh 2019, "Learning to Remember More with Less
+    Memorization" (ICLR), section 2.2, eq. 8 and Algorithm 1.
+"""
+
+import keras
+import numpy as np
+from keras import ops
+
+
+def check_positive_int(name, value, allow_none=False):
+    """Raise the Keras-style `ValueError` unless `value` is a positive int."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(
+            f"Received an invalid value for argument `{name}`, expected a "
+            f"positive integer, got {value!r}"
+        )
+    return int(value)
+
+
+class WriteSchedule:
+    """When a memory cell accesses its memory.
+
+    Subclasses implement `_scheduled(step, memory_size)` (which steps inside
+    the governed part write, with `keras.ops` on int32 step tensors) and
+    `_scheduled_numpy(steps, memory_size)` (the same with NumPy, for patterns
+    and plots).
+
+    Args:
+        encoding_steps: optional positive int. The schedule governs steps
+            `1..encoding_steps`; later steps access memory every step.
+    """
+
+    #: Size of the controller-state cache (Cached Uniform Writing), else None.
+    cache_size = None
+
+    def __init__(self, encoding_steps=None):
+        self.encoding_steps = check_positive_int(
+            "encoding_steps", encoding_steps, allow_none=True
+        )
+
+    @property
+    def always_accesses(self):
+        """True if every step accesses memory (no conditional needed)."""
+        return False
+
+    def validate(self, memory_size):
+        """Raise `ValueError` if the schedule does not fit `memory_size` slots."""
+
+    # -- in the graph -------------------------------------------------------
+
+    def is_access_step(self, step, memory_size):
+        """Whether each sample accesses memory at `step`.
+
+        Args:
+            step: int32 tensor `[B]`, 1-based step index of each sample.
+            memory_size: Python int `D`.
+
+        Returns:
+            bool tensor `[B]`.
+        """
+        scheduled = self._scheduled(step, memory_size)
+        if self.encoding_steps is None:
+            return scheduled
+        return ops.logical_or(scheduled, step > self.encoding_steps)
+
+    def is_cache_step(self, step):
+        """Whether `step` attends over the cache (Cached Uniform Writing only).
+
+        Args:
+            step: int32 tensor `[B]`, 1-based.
+
+        Returns:
+            bool tensor `[B]`.
+        """
+        return ops.zeros_like(step, dtype="bool")
+
+    # -- in NumPy -----------------------------------------------------------
+
+    def access_pattern(self, num_steps, memory_size):
+        """Boolean NumPy array `[num_steps]`: True where step `t = i + 1` accesses."""
+        self.validate(memory_size)
+        steps = np.arange(1, num_steps + 1)
+        pattern = np.asarray(self._scheduled_numpy(steps, memory_size), bool)
+        if self.encoding_steps is not None:
+            pattern = pattern | (steps > self.encoding_steps)
+        return pattern
+
+    # -- to implement -------------------------------------------------------
+
+    def _scheduled(self, step, memory_size):
+        raise NotImplementedError
+
+    def _scheduled_numpy(self, steps, memory_size):
+        raise NotImplementedError
+
+    # -- serialisation ------------------------------------------------------
+
+    def get_config(self):
+        return {"encoding_steps": self.encoding_steps}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.get_config() == other.get_config()
+
+    def __hash__(self):
+        return hash((type(self).__name__, tuple(sorted(self.get_config().items()))))
+
+
+_ALIASES = {
+    "regular": "RegularWriting",
+    "uniform": "UniformWriting",
+    "cached_uniform": "CachedUniformWriting",
+    "random": "RandomWriting",
+}
+
+
+def get_write_schedule(identifier, **kwargs):
+    """A `WriteSchedule` from an object, a string alias or a config dict.
+
+    Args:
+        identifier: a `WriteSchedule`; `None` or `"regular"` (regular writing);
+            a string alias `"uniform"`, `"cached_uniform"` or `"random"` (or
+            the class name), built with `**kwargs` (these schedules need
+            arguments: the alias alone raises a `ValueError` saying which);
+            or a dict from `keras.saving.serialize_keras_object`.
+        **kwargs: constructor arguments for a string alias, e.g.
+            `get_write_schedule("uniform", sequence_length=50)`.
+
+    Returns:
+        A `WriteSchedule`.
+    """
+    from keras_rda.memory.cached_uniform_writing import CachedUniformWriting
+    from keras_rda.memory.random_writing import RandomWriting
+    from keras_rda.memory.regular_writing import RegularWriting
+    from keras_rda.memory.uniform_writing import UniformWriting
+
+    classes = {
+        "RegularWriting": RegularWriting,
+        "UniformWriting": UniformWriting,
+        "CachedUniformWriting": CachedUniformWriting,
+        "RandomWriting": RandomWriting,
+    }
+    if identifier is None:
+        return RegularWriting()
+    if isinstance(identifier, WriteSchedule):
+        return identifier
+    if isinstance(identifier, dict):
+        schedule = keras.saving.deserialize_keras_object(identifier)
+        if not isinstance(schedule, WriteSchedule):
+            raise ValueError(
+                "Received an invalid value for argument `write_schedule`, "
+                f"expected a write schedule config, got {identifier!r}"
+            )
+        return schedule
+    if isinstance(identifier, str):
+        name = _ALIASES.get(identifier.lower(), identifier)
+        if name in classes:
+            try:
+                return classes[name](**kwargs)
+            except TypeError as error:
+                raise ValueError(
+                    "Received an invalid value for argument `write_schedule`: "
+                    f"{identifier!r} needs arguments ({error}); pass a "
+                    f"{name}(...) object instead"
+                ) from None
+    raise ValueError(
+        "Received an invalid value for argument `write_schedule`, expected a "
+        f"WriteSchedule or one of {sorted(_ALIASES)}, got {identifier!r}"
+    )
