@@ -1,0 +1,58 @@
+"""The RDA paper's classify-length task."""
+
+import numpy as np
+
+from keras_rda.tasks._sequences import check_positive_int
+from keras_rda.tasks._sequences import length_mask
+from keras_rda.tasks._sequences import nonzero_normal
+from keras_rda.tasks.task import Task
+from keras_rda.tasks.task import register_task
+
+
+@register_task
+class ClassifyLength(Task):
+    """Is the sequence longer than half the maximum length?
+
+    A sequence of `min_length .. max_length` steps (uniform) of N(0, 1)
+    values is zero-padded to `max_length` steps (`masked`: padded steps are
+    all-zero inputs, real steps never are); the label is 1 when the length
+    exceeds `max_length / 2`. Half the labels are 1, so guessing scores 50%.
+
+    Args:
+        max_length: the longest sequence (the paper's 1000).
+        min_length: the shortest sequence (1 in the RDA paper).
+
+    Reference:
+        Maginnis & Richemond 2017 (RDA paper), section 6.3, Table 2.
+    """
+
+    name = "classify-length"
+    paper = "RDA paper, section 6.3 (Table 2)"
+    description = "label: is the (padded, masked) sequence of 1..1000 steps > 500?"
+    output = "classification"
+    num_classes = 2
+    metric = "accuracy"
+    baseline = 0.5
+    threshold = ("accuracy", ">=", 1.0)
+    paper_steps = 2000
+    masked = True
+    seq_len_param = "max_length"
+    scales = {"small": {"max_length": 100}}
+    training_scales = {"small": {"steps": 300}}
+    input_dim = 1
+
+    def __init__(self, max_length=1000, min_length=1):
+        self.max_length = check_positive_int("max_length", max_length, minimum=2)
+        self.min_length = check_positive_int("min_length", min_length, minimum=0)
+        if self.min_length > self.max_length:
+            raise ValueError(
+                "Received an invalid value for argument `min_length`, expected "
+                f"an integer <= max_length={self.max_length}, got {min_length!r}"
+            )
+
+    def generate(self, batch_size, rng):
+        lengths = rng.integers(self.min_length, self.max_length + 1, size=batch_size)
+        mask = length_mask(lengths, self.max_length)
+        values = nonzero_normal(rng, (batch_size, self.max_length)) * mask
+        labels = (lengths > self.max_length / 2).astype(np.int32)
+        return values[..., None], labels, np.ones(batch_size, np.float32)
