@@ -6,3 +6,4 @@ or an explicit `path=` argument.
 
 # Data set modules:
 from keras_rda.datasets.text_classification import text_classification  # noqa: F401
+from keras_rda.datasets.mnist import mnist  # noqa: E402,F401

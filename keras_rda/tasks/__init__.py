@@ -13,3 +13,12 @@ from keras_rda.tasks.task import task_names
 # Task modules (each registers its tasks on import):
 from keras_rda.tasks import uw_sequence  # noqa: E402,F401
 from keras_rda.tasks import sinusoid  # noqa: E402,F401
+from keras_rda.tasks import addition  # noqa: E402,F401
+from keras_rda.tasks import adding_problem  # noqa: E402,F401
+from keras_rda.tasks import classify_length  # noqa: E402,F401
+from keras_rda.tasks import classify_by_length  # noqa: E402,F401
+from keras_rda.tasks import copy  # noqa: E402,F401
+from keras_rda.tasks import variable_copy  # noqa: E402,F401
+from keras_rda.tasks import multicopy  # noqa: E402,F401
+from keras_rda.tasks import reber  # noqa: E402,F401
+from keras_rda.tasks import mnist  # noqa: E402,F401
