@@ -22,3 +22,7 @@ from keras_rda.tasks import variable_copy  # noqa: E402,F401
 from keras_rda.tasks import multicopy  # noqa: E402,F401
 from keras_rda.tasks import reber  # noqa: E402,F401
 from keras_rda.tasks import mnist  # noqa: E402,F401
+from keras_rda.tasks import ffa_addition  # noqa: E402,F401
+from keras_rda.tasks import ffa_multiplication  # noqa: E402,F401
+from keras_rda.tasks import ffa_addition_variable  # noqa: E402,F401
+from keras_rda.tasks import ffa_multiplication_variable  # noqa: E402,F401
