@@ -35,7 +35,7 @@ class RDA(AttentionAverageRNN):
             the reversed sequence.
         stateful: if True, the final state of batch i is the initial state
             of batch i in the next call; `reset_state()` goes back to the
-            cell's initial state.
+            cell's initial state (call it after loading new weights).
         unroll: if True, unroll the loop (short sequences only).
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 

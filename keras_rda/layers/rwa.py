@@ -28,7 +28,8 @@ class RWA(AttentionAverageRNN):
         return_state: whether to also return the final state `h, n, d, m`.
         go_backwards: if True, process the sequence backwards.
         stateful: if True, carry the final state to the next batch;
-            `reset_state()` goes back to `h_0 = tanh(s0)`.
+            `reset_state()` goes back to `h_0 = tanh(s0)` (call it after
+            loading new weights).
         unroll: if True, unroll the loop.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 

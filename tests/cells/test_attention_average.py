@@ -1,0 +1,179 @@
+"""Numerics of the running average: no overflow, underflow, 0/0, NaN or inf."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_rda
+from keras_rda.cells import attention_average
+from tests.cells import numpy_reference as ref
+
+
+def scaled_weights(layer, rng, input_dim, discount, scale):
+    """Random weights whose logits are of order `scale` for unit inputs."""
+    params = ref.random_params(rng, input_dim, layer.cell.units, discount, scale=scale)
+    layer.build((None, None, input_dim))
+    layer.cell.set_weights(
+        ref.to_keras_weights(params, input_dim, discount)
+        + (
+            [np.zeros(layer.cell.units, np.float32)]
+            if layer.cell.learn_initial_state
+            else []
+        )
+    )
+    return params
+
+
+@pytest.mark.parametrize(
+    "attention,discount",
+    [
+        ("exp", True),
+        ("sigmoid", True),
+        ("softplus", True),
+        ("relu", True),
+        ("exp", False),
+    ],
+)
+def test_beyond_float32_range_equals_float64_plain_formula(attention, discount):
+    """Attention logits of a few hundred: exp() overflows float32 (and
+    sigmoid underflows), yet the float64 plain equations are finite; the
+    float32 layer must agree with them."""
+    rng = np.random.default_rng(11)
+    units = 4
+    if discount:
+        layer = keras_rda.RDA(
+            units, attention_activation=attention, return_sequences=True
+        )
+    else:
+        layer = keras_rda.RWA(units, learn_initial_state=False, return_sequences=True)
+    params = scaled_weights(layer, rng, 2, discount, scale=0.5)
+    params["b_a"] = params["b_a"] + 300.0 * rng.choice([-1.0, 1.0], units)
+    layer.cell.set_weights(ref.to_keras_weights(params, 2, discount))
+    x = rng.normal(size=(3, 30, 2)).astype(np.float32)
+    hidden = "linear" if discount else "tanh"
+    want, *_ = ref.run(params, x, discount, attention, hidden, "linear")
+    assert np.isfinite(want).all()
+    got = np.asarray(layer(x))
+    np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5)
+
+
+LONG_CASES = [
+    (
+        "rda-exp",
+        lambda: keras_rda.RDA(3, variant="exp-tanh", return_sequences=True),
+        True,
+    ),
+    ("rda-sigmoid", lambda: keras_rda.RDA(3, return_sequences=True), True),
+    (
+        "rda-relu",
+        lambda: keras_rda.RDA(3, attention_activation="relu", return_sequences=True),
+        True,
+    ),
+    (
+        "rda-softplus",
+        lambda: keras_rda.RDA(
+            3, attention_activation="softplus", return_sequences=True
+        ),
+        True,
+    ),
+    ("rwa", lambda: keras_rda.RWA(3, return_sequences=True), False),
+]
+
+
+@pytest.mark.parametrize(
+    "name,make,discount", LONG_CASES, ids=[c[0] for c in LONG_CASES]
+)
+def test_ten_thousand_steps_with_huge_logits_finite_outputs_and_gradients(
+    name, make, discount
+):
+    rng = np.random.default_rng(12)
+    layer = make()
+    params = scaled_weights(layer, rng, 2, discount, scale=1.0)
+    # Logits in the thousands, of both signs, changing from step to step.
+    weights = layer.cell.get_weights()
+    weights[0] = weights[0] * 2000.0
+    weights[2] = weights[2] * 1000.0
+    layer.cell.set_weights(weights)
+    del params
+    x = tf.constant(rng.normal(size=(2, 10_000, 2)).astype(np.float32))
+
+    @tf.function(jit_compile=True)  # XLA: the 10,000-step loop in seconds
+    def forward_backward(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = layer(x)
+            loss = tf.reduce_mean(y)
+        return y, tape.gradient(loss, layer.trainable_weights + [x])
+
+    y, grads = forward_backward(x)
+    assert np.isfinite(np.asarray(y)).all()
+    for g in grads:
+        assert np.isfinite(np.asarray(g)).all()
+    # The unit still responds to its input at the end of the sequence.
+    assert np.asarray(y)[:, -100:].std() > 0
+
+
+def test_discount_to_zero_and_tiny_attention_do_not_make_zero_over_zero():
+    """gamma -> 0 every step with sigmoid attention of e^-120: in float32
+    d_t = gamma d + a underflows to exactly 0; the scaled form keeps d >= 1."""
+    n = tf.zeros((1, 2))
+    d = tf.zeros((1, 2))
+    m = tf.zeros((1, 2))
+    z = tf.constant([[0.3, -0.7]])
+    for _ in range(50):
+        log_a, positive = attention_average.log_attention(
+            tf.fill((1, 2), -120.0), "sigmoid"
+        )
+        n, d, m = attention_average.discounted_average_update(
+            n, d, m, z, log_a, log_gamma=tf.fill((1, 2), -200.0), positive=positive
+        )
+        assert (np.asarray(d) >= 1.0).all()
+    np.testing.assert_allclose(
+        np.asarray(attention_average.weighted_average(n, d)), np.asarray(z), rtol=1e-6
+    )
+
+
+def test_relu_with_no_attention_yet_gives_zero_average_and_finite_gradient():
+    n = d = m = tf.zeros((1, 3))
+    z = tf.constant([[1.0, 2.0, 3.0]])
+    logits = tf.Variable([[-1.0, 0.0, 2.0]])
+    with tf.GradientTape() as tape:
+        log_a, positive = attention_average.log_attention(logits, "relu")
+        n2, d2, _ = attention_average.discounted_average_update(
+            n, d, m, z, log_a, positive=positive
+        )
+        avg = attention_average.weighted_average(n2, d2)
+        loss = tf.reduce_sum(avg)
+    np.testing.assert_allclose(np.asarray(avg), [[0.0, 0.0, 3.0]])
+    grad = tape.gradient(loss, logits)
+    assert np.isfinite(np.asarray(grad)).all()
+
+
+def test_softplus_log_is_accurate_far_in_the_tail():
+    x = tf.constant([-500.0, -40.0, -20.5, -19.5, 0.0, 30.0])
+    got, _ = attention_average.log_attention(x, "softplus")
+    want = np.log(np.log1p(np.exp(np.asarray(x, np.float64))))
+    want[0] = -500.0  # log(softplus(x)) = x - e^x/2 + ... to float64 precision
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+def test_mixed_precision_training_stays_finite():
+    keras.config.set_dtype_policy("mixed_float16")
+    rng = np.random.default_rng(13)
+    x = rng.normal(size=(16, 300, 2)).astype(np.float32) * 50.0
+    y = rng.normal(size=(16, 1)).astype(np.float32)
+    for recurrent in (
+        keras_rda.RDA(8, variant="exp-tanh"),
+        keras_rda.RWA(8),
+        keras.layers.RNN(keras_rda.RDACell(8)),
+    ):
+        model = keras.Sequential(
+            [keras.Input((None, 2)), recurrent, keras.layers.Dense(1, dtype="float32")]
+        )
+        model.compile(keras.optimizers.Adam(1e-2), "mse")
+        history = model.fit(x, y, epochs=2, batch_size=8, verbose=0)
+        assert np.isfinite(history.history["loss"]).all()
+        prediction = model.predict(x, verbose=0)
+        assert np.isfinite(prediction).all()
+        assert recurrent.compute_dtype == "float16"

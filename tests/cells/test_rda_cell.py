@@ -1,0 +1,197 @@
+"""RDACell and RWACell against the NumPy reference of the papers' equations."""
+
+import itertools
+
+import keras
+import numpy as np
+import pytest
+
+import keras_rda
+from tests.cells import numpy_reference as ref
+
+INPUT_DIM, UNITS, STEPS, BATCH = 3, 5, 24, 4
+
+COMBINATIONS = list(
+    itertools.product(
+        ["exp", "sigmoid", "softplus", "relu"], ["linear", "tanh"], ["linear", "tanh"]
+    )
+)
+
+
+def run_cell(cell, x, weights):
+    layer = keras.layers.RNN(cell, return_sequences=True, return_state=True)
+    layer.build((None, None, x.shape[-1]))
+    cell.set_weights(weights)
+    outputs, h, n, d, m = (np.asarray(v, np.float64) for v in layer(x))
+    return outputs, h, n, d, m
+
+
+@pytest.mark.parametrize("attention,hidden,output", COMBINATIONS)
+def test_rda_cell_matches_numpy_reference(attention, hidden, output):
+    rng = np.random.default_rng(hash((attention, hidden, output)) % 2**32)
+    params = ref.random_params(rng, INPUT_DIM, UNITS, discount=True)
+    x = rng.normal(size=(BATCH, STEPS, INPUT_DIM)).astype(np.float32)
+    cell = keras_rda.RDACell(
+        UNITS,
+        attention_activation=attention,
+        hidden_activation=hidden,
+        output_activation=output,
+    )
+    outputs, h, n, d, m = run_cell(
+        cell, x, ref.to_keras_weights(params, INPUT_DIM, True)
+    )
+    want, want_h, want_n, want_d = ref.run(params, x, True, attention, hidden, output)
+
+    assert np.isfinite(want).all()
+    np.testing.assert_allclose(outputs, want, rtol=1e-4, atol=1e-5)
+    # The state holds n and d scaled by exp(-m): the unscaled sums match.
+    np.testing.assert_allclose(h, want_h, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(n * np.exp(m), want_n, rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose(d * np.exp(m), want_d, rtol=1e-3, atol=1e-6)
+    if attention == "relu":
+        # The run exercises the empty case (d = 0 after the first step).
+        *_, first_d = ref.run(params, x[:, :1], True, attention, hidden, output)
+        assert (first_d == 0).any()
+
+
+@pytest.mark.parametrize(
+    "variant,expected",
+    [
+        ("sigmoid-id", ("sigmoid", "linear", "linear")),
+        ("exp-tanh", ("exp", "linear", "tanh")),
+    ],
+)
+def test_named_variants(variant, expected):
+    cell = keras_rda.RDACell(4, variant=variant)
+    got = (cell.attention_activation, cell.hidden_activation, cell.output_activation)
+    assert got == expected
+    assert keras_rda.RDACell(4).attention_activation == "sigmoid"
+
+
+def test_variant_conflicting_with_explicit_activation_is_rejected():
+    with pytest.raises(ValueError, match="variant"):
+        keras_rda.RDACell(4, variant="exp-tanh", attention_activation="relu")
+
+
+def test_rwa_cell_with_learned_initial_state_matches_reference():
+    rng = np.random.default_rng(7)
+    params = ref.random_params(rng, INPUT_DIM, UNITS, discount=False)
+    s0 = rng.normal(0, np.sqrt(3.0), UNITS)
+    x = rng.normal(size=(BATCH, STEPS, INPUT_DIM)).astype(np.float32)
+    cell = keras_rda.RWACell(UNITS)
+    outputs, h, n, d, m = run_cell(
+        cell, x, ref.to_keras_weights(params, INPUT_DIM, False, s0=s0)
+    )
+    want, want_h, want_n, want_d = ref.run(params, x, False, h0=np.tanh(s0))
+    np.testing.assert_allclose(outputs, want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h, want_h, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(n * np.exp(m), want_n, rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose(d * np.exp(m), want_d, rtol=1e-3)
+
+
+def test_rwa_initial_state_is_tanh_of_s0():
+    cell = keras_rda.RWACell(6)
+    cell.build((None, 2))
+    h0, n0, d0, m0 = cell.get_initial_state(batch_size=3)
+    np.testing.assert_allclose(
+        np.asarray(h0),
+        np.tile(np.tanh(np.asarray(cell.initial_state)), (3, 1)),
+        rtol=1e-6,
+    )
+    for s in (n0, d0, m0):
+        np.testing.assert_array_equal(np.asarray(s), 0.0)
+
+
+def test_rda_learned_initial_state_is_used():
+    rng = np.random.default_rng(3)
+    params = ref.random_params(rng, 2, 4, discount=True)
+    s0 = rng.normal(size=4)
+    x = rng.normal(size=(2, 5, 2)).astype(np.float32)
+    cell = keras_rda.RDACell(4, learn_initial_state=True)
+    outputs, *_ = run_cell(cell, x, ref.to_keras_weights(params, 2, True, s0=s0))
+    want, *_ = ref.run(params, x, True, "sigmoid", "linear", "linear", h0=s0)
+    np.testing.assert_allclose(outputs, want, rtol=1e-4, atol=1e-5)
+
+
+def test_weight_layout_and_initialisation():
+    cell = keras_rda.RDACell(8)
+    cell.build((None, 3))
+    assert tuple(cell.kernel.shape) == (3, 32)
+    assert tuple(cell.recurrent_kernel.shape) == (8, 24)
+    bias = np.asarray(cell.bias)
+    # Biases 0, discount-gate bias 1 (RDA section 6.1).
+    np.testing.assert_array_equal(bias[:24], 0.0)
+    np.testing.assert_array_equal(bias[24:], 1.0)
+    # Glorot uniform per block: the limit of one [3, 8] block.
+    limit = np.sqrt(6.0 / (3 + 8))
+    assert np.abs(np.asarray(cell.kernel)).max() <= limit
+    assert cell.initial_state is None
+    rwa = keras_rda.RWACell(8)
+    rwa.build((None, 3))
+    assert tuple(rwa.kernel.shape) == (3, 24)
+    assert tuple(rwa.recurrent_kernel.shape) == (8, 16)
+    np.testing.assert_array_equal(np.asarray(rwa.bias), 0.0)
+    assert tuple(rwa.initial_state.shape) == (8,)
+
+
+def test_unit_discount_bias_can_be_disabled():
+    cell = keras_rda.RDACell(4, unit_discount_bias=False)
+    cell.build((None, 2))
+    np.testing.assert_array_equal(np.asarray(cell.bias), 0.0)
+
+
+@pytest.mark.parametrize("cls", [keras_rda.RDACell, keras_rda.RWACell])
+def test_config_round_trip(cls):
+    cell = cls(
+        7,
+        dropout=0.25,
+        recurrent_dropout=0.1,
+        kernel_regularizer="l2",
+        bias_constraint="non_neg",
+        seed=3,
+    )
+    config = cell.get_config()
+    clone = cls.from_config(config)
+    assert clone.get_config() == config
+    restored = keras.saving.deserialize_keras_object(
+        keras.saving.serialize_keras_object(cell)
+    )
+    assert type(restored) is cls and restored.get_config() == config
+
+
+@pytest.mark.parametrize(
+    "kwargs,argument",
+    [
+        ({"units": 0}, "units"),
+        ({"units": -3}, "units"),
+        ({"units": 2.5}, "units"),
+        ({"units": 4, "attention_activation": "softmax"}, "attention_activation"),
+        ({"units": 4, "hidden_activation": "relu"}, "hidden_activation"),
+        ({"units": 4, "output_activation": "sigmoid"}, "output_activation"),
+        ({"units": 4, "variant": "exp-id"}, "variant"),
+        ({"units": 4, "dropout": 1.5}, "dropout"),
+        ({"units": 4, "recurrent_dropout": -0.1}, "recurrent_dropout"),
+    ],
+)
+def test_bad_arguments_raise_value_error_naming_them(kwargs, argument):
+    with pytest.raises(ValueError, match=f"argument `{argument}`") as info:
+        keras_rda.RDACell(**kwargs)
+    bad = [v for k, v in kwargs.items() if k == argument][0]
+    assert repr(bad) in str(info.value)
+
+
+def test_units_error_message_is_in_keras_form():
+    with pytest.raises(ValueError) as info:
+        keras_rda.RWACell(0)
+    assert str(info.value) == (
+        "Received an invalid value for argument `units`, expected a positive "
+        "integer, got 0"
+    )
+
+
+def test_wrong_input_rank_is_rejected():
+    cell = keras_rda.RDACell(4)
+    with pytest.raises(ValueError, match="argument `inputs`"):
+        cell.build((2, 3, 4))
+    with pytest.raises(ValueError, match="argument `inputs`"):
+        keras.layers.RNN(keras_rda.RDACell(4))(np.zeros((2, 3), np.float32))
