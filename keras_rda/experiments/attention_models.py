@@ -1,0 +1,122 @@
+"""Zoo entries of Raffel & Ellis (2016): feed-forward attention models.
+
+- `"ffattn"`: the paper's feed-forward model with attention (eq. 1).
+- `"ffmean"`: the same model with the unweighted mean over time (eq. 2),
+  Keras's `GlobalAveragePooling1D`.
+- `"rda-attn"`: `keras_rda.RDA(..., return_sequences=True)` pooled by
+  `FeedForwardAttention`, a combination none of the papers tried.
+
+All three mask the zero padding of tasks with `task.masked` (the
+long-term memory problems pad every batch to its longest length).
+"""
+
+import keras
+
+from keras_rda.experiments.zoo import register_model
+from keras_rda.layers.feed_forward_attention import FeedForwardAttention
+from keras_rda.layers.feed_forward_attention import paper_initializer
+
+# Section 2.1: "LReLU(x) = max(x, .01 x)" on every layer, D = 100.
+LEAKY_SLOPE = 0.01
+PAPER_UNITS = 100
+PAPER = "Raffel & Ellis 2016, section 2.1"
+
+
+def _paper_dense(units, name):
+    """A Dense layer with the paper's initialisation (N(0, 1/fan_in), b = 0)."""
+    return keras.layers.Dense(
+        units,
+        kernel_initializer=paper_initializer(),
+        bias_initializer="zeros",
+        name=name,
+    )
+
+
+def _leaky(name):
+    return keras.layers.LeakyReLU(negative_slope=LEAKY_SLOPE, name=name)
+
+
+def _sequence_input(task):
+    """`keras.Input((None, input_dim))`, then `Masking(0.0)` for padded tasks."""
+    inputs = keras.Input((None, task.input_dim), name="inputs")
+    x = inputs
+    if getattr(task, "masked", False):
+        x = keras.layers.Masking(mask_value=0.0, name="padding_mask")(x)
+    return inputs, x
+
+
+def _paper_head(task, context, units):
+    """`s = LReLU(W_cs c + b_cs)`, `y = LReLU(W_sy s + b_sy)` (section 2.1).
+
+    The paper's leaky rectifier on `y` is kept for regression; classification
+    tasks get logits.
+    """
+    s = _leaky("s_activation")(_paper_dense(units, "s")(context))
+    y = _paper_dense(task.output_dim, "y")(s)
+    if task.output == "regression":
+        y = _leaky("y_activation")(y)
+    return y
+
+
+def _feedforward_model(task, pooling, units, name):
+    """`h_t = LReLU(W_xh x_t + b_xh)`, pooled over time by `pooling`."""
+    if task.per_step:
+        raise ValueError(
+            "Received an invalid value for argument `task`, expected a task "
+            f"with one target per sequence, got the per-step task {task.name!r}"
+        )
+    inputs, x = _sequence_input(task)
+    h = _leaky("h_activation")(_paper_dense(units, "h")(x))
+    context = pooling(h)
+    return keras.Model(inputs, _paper_head(task, context, units), name=name)
+
+
+@register_model(
+    "ffattn",
+    description="Raffel & Ellis feed-forward net + attention (eq. 1), D = 100",
+    paper=PAPER,
+    learning_rate=1e-3,
+    batch_size=100,
+    units=PAPER_UNITS,
+)
+def build_ffattn(task, units=PAPER_UNITS):
+    """Raffel & Ellis's feed-forward model with attention (10,602 weights)."""
+    pooling = FeedForwardAttention(name="attention")
+    return _feedforward_model(task, pooling, units, name="ffattn")
+
+
+@register_model(
+    "ffmean",
+    description="Raffel & Ellis feed-forward net + unweighted mean (eq. 2)",
+    paper=PAPER,
+    learning_rate=1e-3,
+    batch_size=100,
+    units=PAPER_UNITS,
+)
+def build_ffmean(task, units=PAPER_UNITS):
+    """Raffel & Ellis's feed-forward model with the mean over time (10,501)."""
+    pooling = keras.layers.GlobalAveragePooling1D(name="mean")
+    return _feedforward_model(task, pooling, units, name="ffmean")
+
+
+@register_model(
+    "rda-attn",
+    description="RDA (return_sequences) pooled by feed-forward attention",
+    paper="RDA layer + Raffel & Ellis attention (untried in the papers)",
+    learning_rate=1e-3,
+    batch_size=100,
+    units=PAPER_UNITS,
+)
+def build_rda_attn(task, units=PAPER_UNITS):
+    """`RDA(units, return_sequences=True)`, then `FeedForwardAttention`."""
+    from keras_rda.layers.rda import RDA
+
+    if task.per_step:
+        raise ValueError(
+            "Received an invalid value for argument `task`, expected a task "
+            f"with one target per sequence, got the per-step task {task.name!r}"
+        )
+    inputs, x = _sequence_input(task)
+    h = RDA(units, return_sequences=True, name="rda")(x)
+    context = FeedForwardAttention(name="attention")(h)
+    return keras.Model(inputs, _paper_head(task, context, units), name="rda_attn")
