@@ -7,3 +7,4 @@ or an explicit `path=` argument.
 # Data set modules:
 from keras_rda.datasets.text_classification import text_classification  # noqa: F401
 from keras_rda.datasets.mnist import mnist  # noqa: E402,F401
+from keras_rda.datasets.enwik8 import enwik8  # noqa: E402,F401
