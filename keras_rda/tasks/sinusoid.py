@@ -63,6 +63,12 @@ class SinusoidTask(Task):
     baseline = _CENTRE_LINE_MSE
     threshold = None
     paper_steps = 20000
+    seq_len_param = "length"
+    scales = {"small": {"length": 50}}
+    training_scales = {
+        "small": {"steps": 500, "batch_size": 32, "units": 64, "eval_every": 50},
+        "paper": {"batch_size": 64, "units": 100, "eval_every": 200},
+    }
     input_dim = 2
     default_noise = 0.0
 

@@ -1,0 +1,210 @@
+"""Zoo entries of the UW paper: DNC and NTM with the four write schedules.
+
+- `"dnc"`: DNC, regular writing (memory accessed every step).
+- `"dnc-uw"`: DNC + Uniform Writing (eq. 8).
+- `"dnc-cuw"`: DNC + Cached Uniform Writing (Algorithm 1, cache 5).
+- `"dnc-rw"`: DNC + random irregular writing (the paper's RW baseline,
+  p = (D + 1) / T, one policy per seed).
+- `"ntm"`, `"ntm-uw"`: NTM with regular and Uniform Writing.
+
+Sizes of Table 1 (Le, Tran & Venkatesh 2019, section 3.2): an LSTM
+controller with `Nh = 100` units (`units`), D = 4 memory slots, CUW cache
+L = 5, Adam with learning rate 1e-3 and gradient clipping 10, batches of 64.
+The paper does not state the word size or the number of read heads; one read
+head of 64-wide words is what reproduces its parameter counts: the NTM
+entry has 99,118 parameters on the copy task against Table 1's 99,112, the
+DNC 98,714 against 98,840. (Table 1 also gives DNC+CUW a 95-unit controller
+to match the parameter count; pass `units=95` for that.)
+
+The schedules govern the task's encoding part only: the interval of UW is
+`floor(T / (D + 1))` with `T = task.encoding_length` (10 for T = 50 and
+D = 4), RW writes with probability (D + 1) / T there, and from step T + 1 on
+(the `<eos>` step and the decoding) every schedule accesses memory every
+step, as the paper does while decoding (Appendix J). Tasks without an
+`encoding_length` are governed over their whole `sequence_length`.
+
+The cell output `y_t = W_y [o_t, r_t] + b_y` is the model's output (logits
+for classification), as in the DNC; one per step when `task.per_step`, else
+the last step's.
+"""
+
+import keras
+
+from keras_rda.experiments.zoo import register_model
+
+UW_PAPER = "UW paper (Le, Tran & Venkatesh 2019), section 3.2 and Table 1"
+MEMORY_SIZE = 4
+WORD_SIZE = 64
+NUM_READ_HEADS = 1
+CACHE_SIZE = 5
+CONTROLLER_UNITS = 100
+_TRAINING = dict(learning_rate=1e-3, clipvalue=10.0, batch_size=64, units=100)
+
+_CONTROLLERS = {
+    "lstm": lambda units: keras.layers.LSTMCell(units, name="controller"),
+    "gru": lambda units: keras.layers.GRUCell(units, name="controller"),
+    "rnn": lambda units: keras.layers.SimpleRNNCell(units, name="controller"),
+}
+
+
+def governed_length(task, sequence_length=None):
+    """`T` of eq. 8: the task's encoding length (or its whole length).
+
+    Raises:
+        ValueError: when the task has neither and none is given.
+    """
+    if sequence_length is not None:
+        return sequence_length
+    for attribute in ("encoding_length", "sequence_length"):
+        value = getattr(task, attribute, None)
+        if value:
+            return int(value)
+    raise ValueError(
+        f"Received an invalid value for argument `task`, expected a task with "
+        f"an `encoding_length` or `sequence_length` (or pass "
+        f"`sequence_length=`), got {task!r}"
+    )
+
+
+def make_schedule(
+    kind,
+    task,
+    memory_size,
+    sequence_length=None,
+    encoding_steps=None,
+    cache_size=CACHE_SIZE,
+    seed=0,
+):
+    """The write schedule `kind` ("regular", "uniform", "cached_uniform",
+    "random") for `task`, governing its encoding part."""
+    from keras_rda.memory import CachedUniformWriting
+    from keras_rda.memory import RandomWriting
+    from keras_rda.memory import RegularWriting
+    from keras_rda.memory import UniformWriting
+
+    if kind == "regular":
+        return RegularWriting()
+    length = governed_length(task, sequence_length)
+    if encoding_steps is None:
+        encoding_steps = length
+    if kind == "uniform":
+        return UniformWriting(sequence_length=length, encoding_steps=encoding_steps)
+    if kind == "cached_uniform":
+        return CachedUniformWriting(cache_size, encoding_steps=encoding_steps)
+    if kind == "random":
+        return RandomWriting(
+            sequence_length=length, encoding_steps=encoding_steps, seed=seed
+        )
+    raise ValueError(
+        "Received an invalid value for argument `kind`, expected one of "
+        f"regular, uniform, cached_uniform, random, got {kind!r}"
+    )
+
+
+def memory_model(
+    task,
+    memory,
+    schedule,
+    units=CONTROLLER_UNITS,
+    memory_size=MEMORY_SIZE,
+    word_size=WORD_SIZE,
+    num_read_heads=NUM_READ_HEADS,
+    controller="lstm",
+    cache_size=CACHE_SIZE,
+    sequence_length=None,
+    encoding_steps=None,
+    seed=0,
+    name=None,
+):
+    """A DNC or NTM over the task's inputs, with the task's output head.
+
+    Args:
+        task: a `keras_rda.tasks.Task`.
+        memory: `"dnc"` or `"ntm"`.
+        schedule: `"regular"`, `"uniform"`, `"cached_uniform"` or `"random"`.
+        units: controller units (`Nh`).
+        memory_size: memory slots `D`.
+        word_size: slot width.
+        num_read_heads: read heads.
+        controller: `"lstm"`, `"gru"` or `"rnn"`, or a Keras RNN cell.
+        cache_size: CUW cache size `L`.
+        sequence_length: `T` of eq. 8; default `task.encoding_length`.
+        encoding_steps: steps the schedule governs; default `T`.
+        seed: seed of the random writing policy.
+        name: model name.
+
+    Returns:
+        An uncompiled `keras.Model`, `[batch, time, task.input_dim]` to
+        `[batch, (time,) task.output_dim]`.
+    """
+    from keras_rda.memory import DNCCell
+    from keras_rda.memory import NTMCell
+
+    if isinstance(controller, str):
+        if controller not in _CONTROLLERS:
+            raise ValueError(
+                "Received an invalid value for argument `controller`, expected "
+                f"one of {', '.join(_CONTROLLERS)} or a Keras RNN cell, got "
+                f"{controller!r}"
+            )
+        controller = _CONTROLLERS[controller](units)
+    write_schedule = make_schedule(
+        schedule,
+        task,
+        memory_size,
+        sequence_length,
+        encoding_steps,
+        cache_size,
+        seed,
+    )
+    kwargs = dict(
+        memory_size=memory_size,
+        word_size=word_size,
+        num_read_heads=num_read_heads,
+        write_schedule=write_schedule,
+        output_units=task.output_dim,
+        name=f"{memory}_cell",
+    )
+    cell_class = {"dnc": DNCCell, "ntm": NTMCell}[memory]
+    cell = cell_class(controller, **kwargs)
+    inputs = keras.Input((None, task.input_dim), name="inputs")
+    features = inputs
+    if getattr(task, "masked", False):
+        features = keras.layers.Masking(mask_value=0.0, name="padding_mask")(features)
+    outputs = keras.layers.RNN(cell, return_sequences=task.per_step, name=memory)(
+        features
+    )
+    return keras.Model(inputs, outputs, name=name or memory)
+
+
+def _entry(name, memory, schedule, description):
+    @register_model(name, description=description, paper=UW_PAPER, **_TRAINING)
+    def build(task, units=CONTROLLER_UNITS, **kwargs):
+        return memory_model(
+            task,
+            memory,
+            schedule,
+            units=units,
+            name=name.replace("-", "_"),
+            **kwargs,
+        )
+
+    build.__name__ = "build_" + name.replace("-", "_")
+    build.__doc__ = description
+    return build
+
+
+build_dnc = _entry("dnc", "dnc", "regular", "DNC, regular writing (LSTM 100, 4 slots)")
+build_dnc_uw = _entry(
+    "dnc-uw", "dnc", "uniform", "DNC + Uniform Writing, interval floor(T/(D+1))"
+)
+build_dnc_cuw = _entry(
+    "dnc-cuw", "dnc", "cached_uniform", "DNC + Cached Uniform Writing, cache 5"
+)
+build_dnc_rw = _entry(
+    "dnc-rw", "dnc", "random", "DNC + random writing, p = (D+1)/T (RW baseline)"
+)
+build_ntm = _entry("ntm", "ntm", "regular", "NTM, regular writing (LSTM 100, 4 slots)")
+build_ntm_uw = _entry(
+    "ntm-uw", "ntm", "uniform", "NTM + Uniform Writing, interval floor(T/(D+1))"
+)
