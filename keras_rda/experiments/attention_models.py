@@ -5,6 +5,7 @@
   Keras's `GlobalAveragePooling1D`.
 - `"rda-attn"`: `keras_rda.RDA(..., return_sequences=True)` pooled by
   `FeedForwardAttention`, a combination none of the papers tried.
+- `"lstm-attn"`: the same with `keras.layers.LSTM`, its reference.
 
 All three mask the zero padding of tasks with `task.masked` (the
 long-term memory problems pad every batch to its longest length).
@@ -58,13 +59,17 @@ def _paper_head(task, context, units):
     return y
 
 
-def _feedforward_model(task, pooling, units, name):
-    """`h_t = LReLU(W_xh x_t + b_xh)`, pooled over time by `pooling`."""
+def _check_per_sequence(task):
     if task.per_step:
         raise ValueError(
             "Received an invalid value for argument `task`, expected a task "
             f"with one target per sequence, got the per-step task {task.name!r}"
         )
+
+
+def _feedforward_model(task, pooling, units, name):
+    """`h_t = LReLU(W_xh x_t + b_xh)`, pooled over time by `pooling`."""
+    _check_per_sequence(task)
     inputs, x = _sequence_input(task)
     h = _leaky("h_activation")(_paper_dense(units, "h")(x))
     context = pooling(h)
@@ -99,6 +104,15 @@ def build_ffmean(task, units=PAPER_UNITS):
     return _feedforward_model(task, pooling, units, name="ffmean")
 
 
+def _recurrent_attention_model(task, recurrent_layer, units, name):
+    """`recurrent_layer` (with `return_sequences=True`), then attention."""
+    _check_per_sequence(task)
+    inputs, x = _sequence_input(task)
+    h = recurrent_layer(x)
+    context = FeedForwardAttention(name="attention")(h)
+    return keras.Model(inputs, _paper_head(task, context, units), name=name)
+
+
 @register_model(
     "rda-attn",
     description="RDA (return_sequences) pooled by feed-forward attention",
@@ -111,12 +125,19 @@ def build_rda_attn(task, units=PAPER_UNITS):
     """`RDA(units, return_sequences=True)`, then `FeedForwardAttention`."""
     from keras_rda.layers.rda import RDA
 
-    if task.per_step:
-        raise ValueError(
-            "Received an invalid value for argument `task`, expected a task "
-            f"with one target per sequence, got the per-step task {task.name!r}"
-        )
-    inputs, x = _sequence_input(task)
-    h = RDA(units, return_sequences=True, name="rda")(x)
-    context = FeedForwardAttention(name="attention")(h)
-    return keras.Model(inputs, _paper_head(task, context, units), name="rda_attn")
+    layer = RDA(units, return_sequences=True, name="rda")
+    return _recurrent_attention_model(task, layer, units, name="rda_attn")
+
+
+@register_model(
+    "lstm-attn",
+    description="Keras LSTM (return_sequences) pooled by feed-forward attention",
+    paper="keras.layers.LSTM + Raffel & Ellis attention (reference for rda-attn)",
+    learning_rate=1e-3,
+    batch_size=100,
+    units=PAPER_UNITS,
+)
+def build_lstm_attn(task, units=PAPER_UNITS):
+    """`keras.layers.LSTM(units, return_sequences=True)`, then attention."""
+    layer = keras.layers.LSTM(units, return_sequences=True, name="lstm")
+    return _recurrent_attention_model(task, layer, units, name="lstm_attn")

@@ -77,7 +77,7 @@ def test_paper_initialisation():
             np.testing.assert_array_equal(value, 0.0)
 
 
-@pytest.mark.parametrize("name", ["ffattn", "ffmean", "rda-attn"])
+@pytest.mark.parametrize("name", ["ffattn", "ffmean", "rda-attn", "lstm-attn"])
 def test_padding_is_ignored(name, rng):
     task = get_task("ffa-addition", min_length=22, max_length=40)
     model = get_model_spec(name).build(task, units=6)
@@ -129,7 +129,7 @@ def test_classification_head_emits_logits(rng):
 def test_per_step_tasks_are_refused():
     task = _Sequences()
     task.per_step = True
-    for name in ("ffattn", "ffmean", "rda-attn"):
+    for name in ("ffattn", "ffmean", "rda-attn", "lstm-attn"):
         with pytest.raises(ValueError, match="argument `task`"):
             get_model_spec(name).build(task)
 

@@ -1,0 +1,119 @@
+"""Training speed on very long sequences: feed-forward attention vs RNNs.
+
+One training step = forward, backward and an Adam update on one batch of the
+addition problem (`ffa-addition`, lengths in [T0, 1.1 T0], padded to 1.1 T0
+and masked), for the zoo models `ffattn` (Raffel & Ellis: per-step Dense +
+attention, D = 100), `ffmean` (the unweighted mean), `rda-attn`
+(`keras_rda.RDA` + attention) and `lstm-attn` (`keras.layers.LSTM` +
+attention, the reference for `rda-attn`). Models are timed interleaved in
+one process, so that machine load affects them alike; the table reports
+sequences per second (batch / median step time), the ratio to `lstm-attn`
+at the same T0, and the process's peak resident memory after each T0
+(feed-forward attention is linear in T: nothing `[batch, T, T]` is formed).
+
+    python benchmarks/attention_speed.py                    # T0 in {1000, 10000}
+    python benchmarks/attention_speed.py --quick            # a smoke run
+    python benchmarks/attention_speed.py --models ffattn --lengths 10000
+"""
+
+import argparse
+import os
+import resource
+import statistics
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+
+from keras_rda.experiments import get_model_spec  # noqa: E402
+from keras_rda.tasks import get_task  # noqa: E402
+
+REFERENCE = "lstm-attn"
+
+
+def peak_memory_gib():
+    """Peak resident memory of this process so far (Linux: KiB units)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def build(name, task, units, jit):
+    spec = get_model_spec(name)
+    model = spec.build(task, units=units)
+    model.compile(spec.optimizer(), task.loss, jit_compile=jit)
+    return model
+
+
+def time_steps(models, batch, warmup, repeats):
+    """Median seconds per `train_on_batch`, models interleaved."""
+    x, y, w = batch
+    for model in models.values():
+        for _ in range(warmup):
+            model.train_on_batch(x, y, sample_weight=w)
+    times = {name: [] for name in models}
+    for _ in range(repeats):
+        for name, model in models.items():
+            start = time.perf_counter()
+            model.train_on_batch(x, y, sample_weight=w)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--models", nargs="+", default=["ffattn", "ffmean", "rda-attn", REFERENCE]
+    )
+    parser.add_argument("--lengths", nargs="+", type=int, default=[1000, 10000])
+    parser.add_argument("--units", type=int, default=100)
+    parser.add_argument("--batch-size", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--jit", action="store_true", help="compile with XLA")
+    parser.add_argument("--quick", action="store_true", help="tiny smoke run")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.lengths, args.batch_size, args.repeats = [100], 8, 1
+
+    rows = []
+    for min_length in sorted(args.lengths):
+        task = get_task("ffa-addition", min_length=min_length)
+        batch = task.generate(args.batch_size, np.random.default_rng(0))
+        models = {name: build(name, task, args.units, args.jit) for name in args.models}
+        seconds = time_steps(models, batch, args.warmup, args.repeats)
+        memory = peak_memory_gib()
+        for name in args.models:
+            ratio = (
+                f"{seconds[REFERENCE] / seconds[name]:.1f}x"
+                if REFERENCE in seconds
+                else "-"
+            )
+            rows.append(
+                (
+                    name,
+                    min_length,
+                    batch[0].shape[1],
+                    f"{seconds[name]:.3f}",
+                    f"{args.batch_size / seconds[name]:.0f}",
+                    ratio,
+                    f"{memory:.1f}",
+                )
+            )
+            print(rows[-1], flush=True)
+    print()
+    print(
+        f"batch {args.batch_size}, {args.units} units, median of {args.repeats} "
+        f"steps after {args.warmup} warm-up, jit_compile={args.jit}, "
+        f"{os.cpu_count()} CPUs"
+    )
+    print(
+        "| model | T0 | padded T | s / step | sequences / s | speed vs "
+        f"{REFERENCE} | peak RSS GiB (cumulative) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        print("| " + " | ".join(str(v) for v in row) + " |")
+
+
+if __name__ == "__main__":
+    main()
