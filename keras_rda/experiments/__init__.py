@@ -8,3 +8,4 @@ from keras_rda.experiments.zoo import register_model
 # Zoo modules (each registers its models on import):
 from keras_rda.experiments import attention_models  # noqa: E402,F401
 from keras_rda.experiments import memory_models  # noqa: E402,F401
+from keras_rda.experiments import rnn_models  # noqa: E402,F401

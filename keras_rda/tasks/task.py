@@ -112,7 +112,9 @@ class Task(abc.ABC):
             task for `--scale small`; the constructor's defaults are the
             papers' settings (`--scale paper`).
         training_scales: per-scale overrides of `DEFAULT_TRAINING`
-            (`steps`, `batch_size`, `units`, `eval_every`, `eval_examples`).
+            (`steps`, `batch_size`, `units`, `eval_every`, `eval_examples`,
+            and optionally `learning_rate`, which then overrides the zoo
+            model's learning rate at that scale).
 
     Instance attributes:
         input_dim: size of the last axis of `inputs`.

@@ -1,0 +1,145 @@
+"""Zoo entries of the RWA/RDA comparisons: "rda", "rda-exp-tanh", "rwa", "lstm", "gru".
+
+Every entry is one recurrent layer of `units` units over the task's input
+(masked when the task pads its sequences) and a linear head: one output per
+sequence, or per step when `task.per_step`; logits for classification.
+
+Settings (RDA paper section 6.1): 250 units, Glorot weights, zero biases
+except forget/discount gates at 1, Adam with learning rate 1e-3, batches of
+100, gradients clipped to [-1, 1]. The RWA keeps its own paper's settings
+(section 3.1): no gradient clipping, learned initial state s0.
+"""
+
+import keras
+
+from keras_rda.experiments.zoo import register_model
+
+RDA_PAPER = "RDA paper (Maginnis & Richemond 2017), section 6.1"
+RWA_PAPER = "RWA paper (Ostmeyer & Cowell 2017), section 3.1"
+
+
+def sequence_model(task, recurrent_layer, name):
+    """Wraps `recurrent_layer` into the model a task needs.
+
+    Args:
+        task: a `keras_rda.tasks.Task`.
+        recurrent_layer: a Keras sequence layer; it must return sequences
+            exactly when `task.per_step` is True.
+        name: the model's name.
+
+    Returns:
+        An uncompiled `keras.Model` mapping `[batch, time, task.input_dim]`
+        to `[batch, task.output_dim]` (or `[batch, time, task.output_dim]`).
+    """
+    inputs = keras.Input((None, task.input_dim), name="inputs")
+    features = inputs
+    if task.masked:
+        features = keras.layers.Masking(mask_value=0.0, name="padding_mask")(features)
+    features = recurrent_layer(features)
+    outputs = keras.layers.Dense(task.output_dim, name="head")(features)
+    return keras.Model(inputs, outputs, name=name)
+
+
+@register_model(
+    "rda",
+    description="RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA)",
+    paper=RDA_PAPER,
+    learning_rate=1e-3,
+    clipvalue=1.0,
+    batch_size=100,
+    units=250,
+)
+def build_rda(task, units=250, learn_initial_state=False, **kwargs):
+    """RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA)."""
+    from keras_rda.layers.rda import RDA
+
+    layer = RDA(
+        units,
+        variant="sigmoid-id",
+        learn_initial_state=learn_initial_state,
+        return_sequences=task.per_step,
+        name="rda",
+        **kwargs,
+    )
+    return sequence_model(task, layer, "rda")
+
+
+@register_model(
+    "rda-exp-tanh",
+    description="RDA-exp-tanh: exponential attention, tanh output",
+    paper=RDA_PAPER,
+    learning_rate=1e-3,
+    clipvalue=1.0,
+    batch_size=100,
+    units=250,
+)
+def build_rda_exp_tanh(task, units=250, learn_initial_state=False, **kwargs):
+    """RDA-exp-tanh: exponential attention, tanh output."""
+    from keras_rda.layers.rda import RDA
+
+    layer = RDA(
+        units,
+        variant="exp-tanh",
+        learn_initial_state=learn_initial_state,
+        return_sequences=task.per_step,
+        name="rda_exp_tanh",
+        **kwargs,
+    )
+    return sequence_model(task, layer, "rda_exp_tanh")
+
+
+@register_model(
+    "rwa",
+    description="RWA: recurrent weighted average, learned initial state, no clipping",
+    paper=RWA_PAPER,
+    learning_rate=1e-3,
+    clipvalue=None,
+    batch_size=100,
+    units=250,
+)
+def build_rwa(task, units=250, **kwargs):
+    """RWA: recurrent weighted average, learned initial state, no clipping."""
+    from keras_rda.layers.rwa import RWA
+
+    layer = RWA(units, return_sequences=task.per_step, name="rwa", **kwargs)
+    return sequence_model(task, layer, "rwa")
+
+
+@register_model(
+    "lstm",
+    description="Keras LSTM, forget-gate bias 1, Glorot recurrent weights",
+    paper=RDA_PAPER,
+    learning_rate=1e-3,
+    clipvalue=1.0,
+    batch_size=100,
+    units=250,
+)
+def build_lstm(task, units=250, **kwargs):
+    """Keras LSTM, forget-gate bias 1, Glorot recurrent weights."""
+    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
+    layer = keras.layers.LSTM(
+        units,
+        unit_forget_bias=True,
+        return_sequences=task.per_step,
+        name="lstm",
+        **kwargs,
+    )
+    return sequence_model(task, layer, "lstm")
+
+
+@register_model(
+    "gru",
+    description="Keras GRU, Glorot recurrent weights",
+    paper=RDA_PAPER,
+    learning_rate=1e-3,
+    clipvalue=1.0,
+    batch_size=100,
+    units=250,
+)
+def build_gru(task, units=250, **kwargs):
+    """Keras GRU, Glorot recurrent weights."""
+    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
+    layer = keras.layers.GRU(
+        units, return_sequences=task.per_step, name="gru", **kwargs
+    )
+    return sequence_model(task, layer, "gru")

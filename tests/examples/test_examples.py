@@ -1,0 +1,34 @@
+"""Runs every script in `examples/` with `--quick` (in-process, a few seconds each)."""
+
+import pathlib
+import runpy
+import sys
+
+import pytest
+
+EXAMPLES = sorted(
+    (pathlib.Path(__file__).resolve().parents[2] / "examples").glob("*.py")
+)
+
+
+def test_examples_exist():
+    names = {p.stem for p in EXAMPLES}
+    assert {
+        "rda_multicopy",
+        "rda_copy",
+        "rda_addition",
+        "rda_classify_length",
+        "sequential_mnist",
+        "rwa_reber",
+        "rwa_variable_copy",
+        "rwa_adding_problem",
+    } <= names
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_example_runs_quick(path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [str(path), "--quick"])
+    namespace = runpy.run_path(str(path), run_name="__main__")
+    model = namespace["model"]
+    assert model.optimizer.iterations.numpy() > 0  # it trained
+    assert "val_loss" in capsys.readouterr().out

@@ -1,0 +1,70 @@
+"""Tests of the RWA/RDA comparison zoo: heads, masking, paper settings."""
+
+import keras
+import numpy as np
+import pytest
+
+from keras_rda.experiments import get_model_spec
+from keras_rda.experiments import model_names
+from keras_rda.tasks import get_task
+
+MODELS = ["rda", "rda-exp-tanh", "rwa", "lstm", "gru"]
+
+
+def test_registered_with_paper_settings():
+    for name in MODELS:
+        assert name in model_names()
+        spec = get_model_spec(name)
+        assert spec.learning_rate == 1e-3 and spec.batch_size == 100
+        assert spec.units == 250
+    for name in ["rda", "rda-exp-tanh", "lstm", "gru"]:
+        assert get_model_spec(name).clipvalue == 1.0
+    assert get_model_spec("rwa").clipvalue is None  # RWA paper: no clipping
+    opt = get_model_spec("rda").optimizer()
+    assert isinstance(opt, keras.optimizers.Adam) and opt.clipvalue == 1.0
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_heads(name):
+    spec = get_model_spec(name)
+    cases = [
+        (get_task("addition", length=7), (2, 1)),
+        (get_task("classify-length", max_length=7), (2, 2)),
+        (get_task("copy", length=9, num_symbols=3, copy_length=2), (2, 9, 4)),
+    ]
+    for task, shape in cases:
+        model = spec.build(task, units=4)
+        x, _, _ = task.generate(2, np.random.default_rng(0))
+        out = model(x)
+        assert tuple(out.shape) == shape
+        assert np.all(np.isfinite(keras.ops.convert_to_numpy(out)))
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_padding_is_masked(name):
+    """A padded sequence scores as the same sequence without the padding."""
+    task = get_task("classify-length", max_length=12)
+    model = get_model_spec(name).build(task, units=5)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1, 6, 1)).astype("float32")
+    padded = np.concatenate([x, np.zeros((1, 6, 1), "float32")], axis=1)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(model(padded)),
+        keras.ops.convert_to_numpy(model(x)),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+
+
+def test_rda_variants_and_forget_bias():
+    task = get_task("addition", length=5)
+    rda = get_model_spec("rda").build(task, units=3).get_layer("rda")
+    assert rda.get_config()["attention_activation"] == "sigmoid"
+    exp = get_model_spec("rda-exp-tanh").build(task, units=3).get_layer("rda_exp_tanh")
+    config = exp.get_config()
+    assert config["attention_activation"] == "exp"
+    assert config["output_activation"] == "tanh"
+    lstm = get_model_spec("lstm").build(task, units=3).get_layer("lstm")
+    bias = keras.ops.convert_to_numpy(lstm.cell.bias)
+    np.testing.assert_array_equal(bias[3:6], 1.0)  # forget gate block
+    np.testing.assert_array_equal(np.delete(bias, np.s_[3:6]), 0.0)
