@@ -1,0 +1,107 @@
+"""The RDA paper's character-level language model (section 6.1).
+
+"For the Wikipedia task, we use a character embedding of 64 dimensions,
+followed by a single layer of 1800 recurrent units, and a final softmax layer
+for the character prediction." The model is a functional `keras.Model` whose
+recurrent state is an explicit input and output, so a training loop can carry
+it from one truncated-BPTT segment to the next:
+
+    inputs:  [tokens [batch, time] int32, state_1 [batch, s_1], ..., state_k]
+    outputs: [logits [batch, time, vocab], new_state_1, ..., new_state_k]
+
+k is the number of state tensors of the recurrent layer (LSTM 2, GRU 1,
+RDA/RWA 4: [h, n, d, m]); nothing downstream depends on it. The softmax is
+folded into the loss (the model returns logits).
+"""
+
+import keras
+
+MODELS = ("rda", "rda-exp-tanh", "lstm", "gru", "rwa")
+RNN_LAYER_NAME = "rnn"
+
+
+def recurrent_layer(model, units, use_cudnn=False):
+    """The sequence layer of model `model` with `units` units.
+
+    Args:
+        model: one of `MODELS`.
+        units: recurrent units.
+        use_cudnn: for "lstm"/"gru", Keras's `use_cudnn`. False by default:
+            cuDNN kernels cannot be compiled by XLA, and the enwik8 loop
+            compiles the whole segment.
+
+    Returns:
+        A layer with `return_sequences=True, return_state=True`.
+    """
+    kwargs = dict(return_sequences=True, return_state=True, name=RNN_LAYER_NAME)
+    if model == "lstm":
+        # Forget-gate bias 1 (section 6.1) is Keras's `unit_forget_bias`.
+        return keras.layers.LSTM(
+            units, unit_forget_bias=True, use_cudnn=use_cudnn, **kwargs
+        )
+    if model == "gru":
+        return keras.layers.GRU(units, use_cudnn=use_cudnn, **kwargs)
+    if model in ("rda", "rda-exp-tanh"):
+        from keras_rda.layers.rda import RDA
+
+        variant = "exp-tanh" if model == "rda-exp-tanh" else None
+        return RDA(units, variant=variant, **kwargs)
+    if model == "rwa":
+        from keras_rda.layers.rwa import RWA
+
+        return RWA(units, **kwargs)
+    raise ValueError(
+        "Received an invalid value for argument `model`, expected one of "
+        f"{', '.join(repr(m) for m in MODELS)}, got {model!r}"
+    )
+
+
+def state_sizes(layer):
+    """The sizes of the recurrent state tensors of a Keras RNN layer."""
+    sizes = layer.cell.state_size
+    if isinstance(sizes, int):
+        return [sizes]
+    return [int(s) for s in sizes]
+
+
+def build_char_model(
+    model="lstm", units=128, vocab_size=256, embedding_dim=64, use_cudnn=False
+):
+    """The paper's enwik8 model with its state as explicit inputs/outputs.
+
+    Args:
+        model: recurrent unit, one of "rda", "rda-exp-tanh", "lstm", "gru",
+            "rwa".
+        units: recurrent units (1800 in the paper).
+        vocab_size: number of symbols (256 for byte-level enwik8).
+        embedding_dim: character embedding size (64 in the paper).
+        use_cudnn: see `recurrent_layer`.
+
+    Returns:
+        An uncompiled `keras.Model` mapping `[tokens, *states]` to
+        `[logits, *new_states]`; its recurrent layer is named "rnn".
+
+    Example:
+
+    ```python
+    model = build_char_model("rda", units=1800)
+    rnn = model.get_layer("rnn")
+    states = rnn.get_initial_state(batch_size=8)
+    logits, *states = model([tokens, *states])
+    ```
+
+    Reference:
+        RDA paper, section 6.1 (model), section 6.5 (task).
+    """
+    rnn = recurrent_layer(model, units, use_cudnn=use_cudnn)
+    tokens = keras.Input((None,), dtype="int32", name="tokens")
+    state_inputs = [
+        keras.Input((size,), name=f"state_{i}")
+        for i, size in enumerate(state_sizes(rnn))
+    ]
+    x = keras.layers.Embedding(vocab_size, embedding_dim, name="embedding")(tokens)
+    outputs, *new_states = rnn(x, initial_state=state_inputs)
+    logits = keras.layers.Dense(vocab_size, name="softmax_logits")(outputs)
+    return keras.Model(
+        [tokens, *state_inputs], [logits, *new_states], name=f"enwik8_{model}"
+    )
