@@ -1,0 +1,185 @@
+"""Fast weights RNN cell (Ba et al. 2016), the WeiNet paper's FW-LN baseline."""
+
+import keras
+from keras import ops
+
+from keras_rda.cells import associative_ops as aops
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class FastWeightsCell(keras.layers.Layer):
+    """Cell of a recurrent network with fast weights (Ba et al. 2016).
+
+    A fast-weight matrix `A` accumulates the outer products of past hidden
+    states with a fixed decay `lambda` and fast learning rate `eta`, and an
+    inner loop of `S` steps lets the new hidden state attend to the past
+    through `A`:
+
+    ```
+    A_t       = lambda * A_{t-1} + eta * h_{t-1} h_{t-1}^T
+    h^0       = f(W h_{t-1} + C x_t + b)
+    h^{s+1}   = f(LN[W h_{t-1} + C x_t + b + A_t h^s]),  s = 0 .. S-1
+    h_t       = h^S
+    ```
+
+    With `layer_norm=True` this is the "FW-LN" model of the WeiNet paper's
+    Table 1 (layer normalisation, Ba, Kiros & Hinton 2016, with a learned
+    gain and bias, applied to the inner loop's pre-activation as Ba et al.
+    do). `A_0 = 0`.
+
+    Decisions where the sources leave room:
+    - `f` defaults to ReLU, the non-linearity of Ba et al.'s associative
+      retrieval experiments; the WeiNet paper writes Ba's update with tanh,
+      reachable with `activation="tanh"`.
+    - The bias `b` (zeros) is part of the slow input projection.
+    - `A_t` is updated with the previous hidden state before the inner loop,
+      as in Ba et al.'s equation (the current state's association is not yet
+      known when the inner loop runs).
+    - With `layer_norm=True` every hidden state is bounded
+      (`|h| <= sqrt(units) * |gain| + |bias|`), so with `0 <= decay < 1`
+      `A` stays bounded on sequences of any length. With `layer_norm=False`
+      and `activation="relu"` the recurrence can grow without bound (as the
+      plain formula does); use tanh there.
+
+    Args:
+        units: positive int, size of the hidden state `h`.
+        decay: `lambda` in [0, 1], the decay of the fast weights (Ba et al.
+            use 0.95).
+        fast_learning_rate: `eta` >= 0, the fast weights' learning rate (Ba
+            et al. use 0.5).
+        inner_steps: positive int, `S`, the number of inner-loop steps.
+        layer_norm: whether to layer-normalise the inner loop (FW-LN).
+        activation: `f`, one of "relu", "tanh", "linear".
+        kernel_initializer: initialiser of `C` (`kernel`, `[input_dim, units]`).
+        recurrent_initializer: initialiser of `W` (`recurrent_kernel`,
+            `[units, units]`). Default (None): the identity scaled by 0.05, as
+            Ba et al.
+        bias_initializer: initialiser of `b`.
+        **kwargs: passed to `keras.layers.Layer`.
+
+    Call arguments:
+        inputs: `[batch, input_dim]`, one time step.
+        states: `[h, A]` with `h` `[batch, units]` and `A` flattened to
+            `[batch, units * units]` (row-major `A[i, j]`).
+        training: unused (kept for the RNN-cell contract).
+
+    State:
+        `state_size = [units, units * units]`; the fast-weight matrix is
+        declared flat and reshaped to `[batch, units, units]` inside `call`.
+        `output_size = units`, the output is `h_t`.
+
+    Example:
+
+    ```python
+    layer = keras.layers.RNN(keras_rda.FastWeightsCell(50))
+    y = layer(keras.ops.ones((2, 11, 37)))   # [2, 50]
+    ```
+
+    Reference:
+        Ba, Hinton, Mnih, Leibo & Ionescu (2016), "Using Fast Weights to
+        Attend to the Recent Past", section 3 (eq. for A(t) and the inner
+        loop) and 3.1 (layer-normalised fast weights); Zhang & Zhou, "Learning
+        to update Auto-associative Memory in Recurrent Neural Networks",
+        section "Learning Autoassociative Memory Updates" and Table 1 (FW-LN).
+    """
+
+    def __init__(
+        self,
+        units,
+        decay=0.95,
+        fast_learning_rate=0.5,
+        inner_steps=1,
+        layer_norm=True,
+        activation="relu",
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer=None,
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = aops.check_positive_int("units", units)
+        self.decay = aops.check_float_range("decay", decay, 0.0, 1.0)
+        self.fast_learning_rate = aops.check_float_range(
+            "fast_learning_rate", fast_learning_rate, 0.0, float("inf")
+        )
+        self.inner_steps = aops.check_positive_int("inner_steps", inner_steps)
+        if not isinstance(layer_norm, bool):
+            raise ValueError(
+                "Received an invalid value for argument `layer_norm`, "
+                f"expected True or False, got {layer_norm!r}"
+            )
+        self.layer_norm = layer_norm
+        self.activation_name = activation
+        self.activation = aops.get_activation(activation)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.recurrent_initializer = keras.initializers.get(
+            recurrent_initializer or keras.initializers.Identity(gain=0.05)
+        )
+        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.state_size = [self.units, self.units * self.units]
+        self.output_size = self.units
+
+    def build(self, input_shape):
+        input_dim = aops.check_input_rank(self, input_shape)
+        self.kernel = self.add_weight(
+            shape=(input_dim, self.units),
+            name="kernel",
+            initializer=self.kernel_initializer,
+        )
+        self.recurrent_kernel = self.add_weight(
+            shape=(self.units, self.units),
+            name="recurrent_kernel",
+            initializer=self.recurrent_initializer,
+        )
+        self.bias = self.add_weight(
+            shape=(self.units,), name="bias", initializer=self.bias_initializer
+        )
+        if self.layer_norm:
+            self.ln_gamma, self.ln_beta = aops.add_layer_norm_weights(
+                self, "layer_norm", self.units
+            )
+        self.built = True
+
+    def call(self, inputs, states, training=False):
+        h_prev = states[0]
+        fast = aops.flat_to_matrices(states[1], None, self.units)
+        fast = self.decay * fast + self.fast_learning_rate * aops.outer(h_prev)
+        slow = (
+            ops.matmul(inputs, self.kernel)
+            + ops.matmul(h_prev, self.recurrent_kernel)
+            + self.bias
+        )
+        h = self.activation(slow)
+        for _ in range(self.inner_steps):
+            pre = slow + aops.memory_times_vector(fast, h)
+            if self.layer_norm:
+                pre = aops.layer_norm(pre, self.ln_gamma, self.ln_beta)
+            h = self.activation(pre)
+        return h, [h, aops.matrices_to_flat(fast)]
+
+    def get_initial_state(self, batch_size=None):
+        return [
+            ops.zeros((batch_size, size), dtype=self.compute_dtype)
+            for size in self.state_size
+        ]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "units": self.units,
+                "decay": self.decay,
+                "fast_learning_rate": self.fast_learning_rate,
+                "inner_steps": self.inner_steps,
+                "layer_norm": self.layer_norm,
+                "activation": self.activation_name,
+                "kernel_initializer": keras.initializers.serialize(
+                    self.kernel_initializer
+                ),
+                "recurrent_initializer": keras.initializers.serialize(
+                    self.recurrent_initializer
+                ),
+                "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+            }
+        )
+        return config

@@ -1,0 +1,140 @@
+"""Layer-normalised LSTM cell (Ba, Kiros & Hinton 2016), the "LSTM-LN" baseline."""
+
+import keras
+from keras import ops
+
+from keras_rda.cells import associative_ops as aops
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class LayerNormLSTMCell(keras.layers.Layer):
+    """LSTM cell with layer normalisation (Ba, Kiros & Hinton 2016, eq. 20-22).
+
+    ```
+    [i; f; g; o] = LN(W_x x_t; alpha_x) + LN(W_h h_{t-1}; alpha_h) + b
+    c_t = sigmoid(f) * c_{t-1} + sigmoid(i) * tanh(g)
+    h_t = sigmoid(o) * tanh(LN(c_t; alpha_c, beta_c))
+    ```
+
+    The input and recurrent pre-activations are normalised separately over
+    all `4 * units` gate pre-activations together (as the paper's eq. 20
+    writes it); their normalisations have gains only, the shared bias `b`
+    playing the role of their offsets. Gate order i, f, g, o as in
+    `keras.layers.LSTMCell`; the forget-gate bias starts at 1
+    (`unit_forget_bias`), other biases at 0. Keras has no layer-normalised
+    LSTM; this is the WeiNet paper's "LSTM-LN" (Figure 2).
+
+    Args:
+        units: positive int, size of `h` and `c`.
+        unit_forget_bias: whether the forget-gate bias starts at 1.
+        kernel_initializer: initialiser of `kernel` (`[input_dim, 4 * units]`).
+        recurrent_initializer: initialiser of `recurrent_kernel`
+            (`[units, 4 * units]`).
+        **kwargs: passed to `keras.layers.Layer`.
+
+    Call arguments:
+        inputs: `[batch, input_dim]`.
+        states: `[h, c]`, each `[batch, units]`.
+        training: unused.
+
+    State:
+        `state_size = [units, units]`, `output_size = units`.
+
+    Example:
+
+    ```python
+    layer = keras.layers.RNN(keras_rda.LayerNormLSTMCell(50))
+    ```
+
+    Reference:
+        Ba, Kiros & Hinton (2016), "Layer Normalization",
+        eq. 20-22 (layer-normalised LSTM); WeiNet paper, Figure 2 (LSTM-LN).
+    """
+
+    def __init__(
+        self,
+        units,
+        unit_forget_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = aops.check_positive_int("units", units)
+        self.unit_forget_bias = bool(unit_forget_bias)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
+        self.state_size = [self.units, self.units]
+        self.output_size = self.units
+
+    def build(self, input_shape):
+        input_dim = aops.check_input_rank(self, input_shape)
+        n = self.units
+        self.kernel = self.add_weight(
+            shape=(input_dim, 4 * n), name="kernel", initializer=self.kernel_initializer
+        )
+        self.recurrent_kernel = self.add_weight(
+            shape=(n, 4 * n),
+            name="recurrent_kernel",
+            initializer=self.recurrent_initializer,
+        )
+
+        def bias_init(shape, dtype=None):
+            forget = 1.0 if self.unit_forget_bias else 0.0
+            return ops.concatenate(
+                [
+                    ops.zeros((n,), dtype),
+                    ops.full((n,), forget, dtype),
+                    ops.zeros((2 * n,), dtype),
+                ]
+            )
+
+        self.bias = self.add_weight(shape=(4 * n,), name="bias", initializer=bias_init)
+        self.input_gain = self.add_weight(
+            shape=(4 * n,), name="input_layer_norm_gamma", initializer="ones"
+        )
+        self.recurrent_gain = self.add_weight(
+            shape=(4 * n,), name="recurrent_layer_norm_gamma", initializer="ones"
+        )
+        self.cell_gamma, self.cell_beta = aops.add_layer_norm_weights(
+            self, "cell_layer_norm", n
+        )
+        self.built = True
+
+    def call(self, inputs, states, training=False):
+        h_prev, c_prev = states[0], states[1]
+        z = (
+            aops.layer_norm(ops.matmul(inputs, self.kernel), self.input_gain)
+            + aops.layer_norm(
+                ops.matmul(h_prev, self.recurrent_kernel), self.recurrent_gain
+            )
+            + self.bias
+        )
+        i, f, g, o = ops.split(z, 4, axis=-1)
+        c = ops.sigmoid(f) * c_prev + ops.sigmoid(i) * ops.tanh(g)
+        h = ops.sigmoid(o) * ops.tanh(
+            aops.layer_norm(c, self.cell_gamma, self.cell_beta)
+        )
+        return h, [h, c]
+
+    def get_initial_state(self, batch_size=None):
+        return [
+            ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
+            for _ in range(2)
+        ]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "units": self.units,
+                "unit_forget_bias": self.unit_forget_bias,
+                "kernel_initializer": keras.initializers.serialize(
+                    self.kernel_initializer
+                ),
+                "recurrent_initializer": keras.initializers.serialize(
+                    self.recurrent_initializer
+                ),
+            }
+        )
+        return config

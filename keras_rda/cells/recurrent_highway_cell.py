@@ -1,0 +1,156 @@
+"""Recurrent highway network cell (Zilly et al. 2016), the "RHN" baseline."""
+
+import keras
+from keras import ops
+
+from keras_rda.cells import associative_ops as aops
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class RecurrentHighwayCell(keras.layers.Layer):
+    """Recurrent highway network cell with coupled gates (Zilly et al. 2016).
+
+    `depth` highway layers per time step; the input enters the first one:
+
+    ```
+    s^0 = s_{t-1}
+    for l = 1 .. L:
+        u^l = [x_t W_H, x_t W_T] * 1{l = 1} + s^{l-1} R^l
+        (with layer_norm: each half of u^l layer-normalised, gain only)
+        h^l = tanh(u^l_H + b^l_H)
+        t^l = sigmoid(u^l_T + b^l_T)
+        s^l = h^l * t^l + s^{l-1} * (1 - t^l)          (coupled carry gate)
+    s_t = s^L
+    ```
+
+    The transform-gate biases start negative (`transform_bias`, default -2)
+    so that every layer begins close to carrying its state, as Zilly et al.
+    recommend; other biases start at 0. The WeiNet paper compares against
+    RHN with coupled gates and layer normalisation ("RHN-LN", Figure 2).
+
+    Args:
+        units: positive int, size of the state `s`.
+        depth: positive int, `L`, the recurrence depth (highway layers per
+            step).
+        layer_norm: whether to layer-normalise the pre-activations.
+        transform_bias: initial value of the transform-gate biases.
+        kernel_initializer: initialiser of `kernel` (`[input_dim, 2 * units]`,
+            blocks H, T).
+        recurrent_initializer: initialiser of `recurrent_kernel`
+            (`[depth, units, 2 * units]`).
+        **kwargs: passed to `keras.layers.Layer`.
+
+    Call arguments:
+        inputs: `[batch, input_dim]`.
+        states: `[s]`, `[batch, units]`.
+        training: unused.
+
+    State:
+        `state_size = [units]`, `output_size = units`.
+
+    Example:
+
+    ```python
+    layer = keras.layers.RNN(keras_rda.RecurrentHighwayCell(50, depth=2))
+    ```
+
+    Reference:
+        Zilly, Srivastava, Koutnik & Schmidhuber (2016), "Recurrent Highway
+        Networks", section 4 (RHN layer, coupled gates c = 1 - t); WeiNet
+        paper, Experiments ("RHN use coupled gates") and Figure 2 (RHN-LN).
+    """
+
+    def __init__(
+        self,
+        units,
+        depth=2,
+        layer_norm=False,
+        transform_bias=-2.0,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="glorot_uniform",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = aops.check_positive_int("units", units)
+        self.depth = aops.check_positive_int("depth", depth)
+        self.layer_norm = bool(layer_norm)
+        self.transform_bias = aops.check_float_range(
+            "transform_bias",
+            transform_bias,
+            float("-inf"),
+            float("inf"),
+            low_open=True,
+            high_open=True,
+        )
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
+        self.state_size = [self.units]
+        self.output_size = self.units
+
+    def build(self, input_shape):
+        input_dim = aops.check_input_rank(self, input_shape)
+        n, depth = self.units, self.depth
+        self.kernel = self.add_weight(
+            shape=(input_dim, 2 * n), name="kernel", initializer=self.kernel_initializer
+        )
+        self.recurrent_kernel = self.add_weight(
+            shape=(depth, n, 2 * n),
+            name="recurrent_kernel",
+            initializer=self.recurrent_initializer,
+        )
+
+        def bias_init(shape, dtype=None):
+            half = ops.zeros((depth, n), dtype)
+            gate = ops.full((depth, n), self.transform_bias, dtype)
+            return ops.concatenate([half, gate], axis=-1)
+
+        self.bias = self.add_weight(
+            shape=(depth, 2 * n), name="bias", initializer=bias_init
+        )
+        if self.layer_norm:
+            self.ln_gain = self.add_weight(
+                shape=(depth, 2, n), name="layer_norm_gamma", initializer="ones"
+            )
+        self.built = True
+
+    def _highway_layer(self, s, layer, projected_input):
+        """One highway layer `l` of the recurrence (coupled gates)."""
+        u = ops.matmul(s, self.recurrent_kernel[layer])
+        if projected_input is not None:
+            u = u + projected_input
+        u_h, u_t = ops.split(u, 2, axis=-1)
+        if self.layer_norm:
+            u_h = aops.layer_norm(u_h, self.ln_gain[layer, 0])
+            u_t = aops.layer_norm(u_t, self.ln_gain[layer, 1])
+        b_h, b_t = ops.split(self.bias[layer], 2, axis=-1)
+        h = ops.tanh(u_h + b_h)
+        t = ops.sigmoid(u_t + b_t)
+        return h * t + s * (1.0 - t)
+
+    def call(self, inputs, states, training=False):
+        s = states[0]
+        projected = ops.matmul(inputs, self.kernel)
+        for layer in range(self.depth):
+            s = self._highway_layer(s, layer, projected if layer == 0 else None)
+        return s, [s]
+
+    def get_initial_state(self, batch_size=None):
+        return [ops.zeros((batch_size, self.units), dtype=self.compute_dtype)]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "units": self.units,
+                "depth": self.depth,
+                "layer_norm": self.layer_norm,
+                "transform_bias": self.transform_bias,
+                "kernel_initializer": keras.initializers.serialize(
+                    self.kernel_initializer
+                ),
+                "recurrent_initializer": keras.initializers.serialize(
+                    self.recurrent_initializer
+                ),
+            }
+        )
+        return config

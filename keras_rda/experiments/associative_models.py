@@ -1,0 +1,72 @@
+"""Zoo entries of the WeiNet paper's associative recall comparison (Table 1).
+
+"weinet", "fw-ln", "lstm-ln" and "rhn": one recurrent layer of 50 units
+reading the sequence, a linear read-out of its last output (logits), and the
+paper's training settings: Adam, learning rate 1e-4, batch 128, gradient
+clipping to [-5, 5] (WeiNet paper, Experiments and appendix). The plain
+"lstm" of the same comparison is registered by the experiments package.
+"""
+
+import keras
+
+from keras_rda.cells.fast_weights_cell import FastWeightsCell
+from keras_rda.cells.layer_norm_lstm_cell import LayerNormLSTMCell
+from keras_rda.cells.recurrent_highway_cell import RecurrentHighwayCell
+from keras_rda.cells.wei_net_cell import WeiNetCell
+from keras_rda.experiments.zoo import register_model
+
+PAPER = "WeiNet paper (Zhang & Zhou), Experiments and appendix"
+SETTINGS = dict(
+    paper=PAPER, learning_rate=1e-4, clipvalue=5.0, batch_size=128, units=50
+)
+
+
+def sequence_classifier(task, cell, name):
+    """`Input -> RNN(cell) -> Dense(task.output_dim)` (per step if needed)."""
+    inputs = keras.Input((None, task.input_dim), name="inputs")
+    hidden = keras.layers.RNN(cell, return_sequences=task.per_step, name="rnn")(inputs)
+    outputs = keras.layers.Dense(task.output_dim, name="readout")(hidden)
+    return keras.Model(inputs, outputs, name=name)
+
+
+@register_model(
+    "weinet",
+    description="WeiNet: one learned auto-associative memory (eq. 2, 5-7)",
+    **SETTINGS,
+)
+def build_weinet(task, units=50, num_memories=1, update="elementwise", router=False):
+    """WeiNet: one learned auto-associative memory (eq. 2, 5-7)."""
+    cell = WeiNetCell(units, num_memories=num_memories, update=update, router=router)
+    return sequence_classifier(task, cell, "weinet")
+
+
+@register_model(
+    "fw-ln",
+    description="Fast weights with layer norm (Ba et al. 2016), lambda 0.95, eta 0.5",
+    **SETTINGS,
+)
+def build_fast_weights(task, units=50, inner_steps=1):
+    """Fast weights with layer normalisation (FW-LN)."""
+    cell = FastWeightsCell(units, inner_steps=inner_steps)
+    return sequence_classifier(task, cell, "fw_ln")
+
+
+@register_model(
+    "lstm-ln",
+    description="Layer-normalised LSTM (Ba, Kiros & Hinton 2016)",
+    **SETTINGS,
+)
+def build_lstm_ln(task, units=50):
+    """Layer-normalised LSTM."""
+    return sequence_classifier(task, LayerNormLSTMCell(units), "lstm_ln")
+
+
+@register_model(
+    "rhn",
+    description="Recurrent highway network, coupled gates, layer norm (Zilly 2016)",
+    **SETTINGS,
+)
+def build_rhn(task, units=50, depth=2):
+    """Recurrent highway network with coupled gates and layer norm (RHN-LN)."""
+    cell = RecurrentHighwayCell(units, depth=depth, layer_norm=True)
+    return sequence_classifier(task, cell, "rhn")

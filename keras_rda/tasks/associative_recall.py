@@ -1,0 +1,111 @@
+"""Associative recall (Ba et al. 2016; WeiNet paper, section "Associative Recall")."""
+
+import string
+
+import numpy as np
+
+from keras_rda.tasks.task import Task
+from keras_rda.tasks.task import register_task
+
+LETTERS = string.ascii_lowercase  # 26 keys
+DIGITS = string.digits  # 10 values
+SYMBOLS = LETTERS + DIGITS + "?"  # 37 input symbols, "?" is index 36
+QUERY = SYMBOLS.index("?")
+MIN_LENGTH = 5  # one pair, "??", the key
+MAX_LENGTH = 2 * len(LETTERS) + 4  # 26 distinct keys, plus one blank step
+
+
+def num_pairs(length):
+    """Key-value pairs in a sequence of `length` input characters."""
+    return (length - 3) // 2
+
+
+@register_task
+class AssociativeRecall(Task):
+    """Recall the digit stored after a queried letter: "c9k8j3f1??k" -> "8".
+
+    A sequence of `P` (letter, digit) pairs with distinct letters, then
+    "??", then one of the `P` letters; the target is the digit that followed
+    that letter. Every character is a one-hot vector over 37 symbols (26
+    letters, 10 digits, "?"); the model reads the sequence one character a
+    step and predicts the digit (10 classes) from its last state.
+
+    `length` is the number of input characters (RNN steps) as in the paper's
+    appendix ("The RNN step for each experiment is fixed to 9, 30, 50"):
+    `P = (length - 3) // 2` pairs. When `length - 3` is odd (30, 50) the
+    sequence starts with one blank step (an all-zero input vector) so that
+    every sequence has exactly `length` steps: length 9 has 3 pairs, 30 has
+    13 pairs (+1 blank), 50 has 23 pairs (+1 blank). The paper's own example
+    "c9k8j3f1??k" (11 characters, 4 pairs) is `length=11`.
+
+    Targets are the digit's value 0-9 (`num_classes = 10`), so a model that
+    guesses scores 0.1; the paper's LSTM and RHN reach 0.18-0.26 at lengths
+    30 and 50, WeiNet 1.0 (Table 1).
+
+    Args:
+        length: number of input characters, 5 <= length <= 56 (keys are
+            distinct letters, so at most 26 pairs).
+
+    Reference:
+        Zhang & Zhou, WeiNet paper, "Associative Recall task", Table 1 and
+        appendix; Ba et al. (2016), section 4.1.
+    """
+
+    name = "associative-recall"
+    paper = "WeiNet paper, Associative Recall task, Table 1 (after Ba et al. 2016)"
+    description = 'Recall the digit after a queried letter: "c9k8j3f1??k" -> 8'
+    output = "classification"
+    per_step = False
+    num_classes = 10
+    metric = "accuracy"
+    baseline = 0.1
+    threshold = ("accuracy", ">=", 0.99)
+    paper_steps = None
+
+    input_dim = len(SYMBOLS)
+
+    def __init__(self, length=30):
+        if (
+            isinstance(length, bool)
+            or not isinstance(length, (int, np.integer))
+            or not MIN_LENGTH <= length <= MAX_LENGTH
+        ):
+            raise ValueError(
+                "Received an invalid value for argument `length`, expected an "
+                f"integer in [{MIN_LENGTH}, {MAX_LENGTH}], got {length!r}"
+            )
+        self.length = int(length)
+
+    @property
+    def num_pairs(self):
+        return num_pairs(self.length)
+
+    def generate_symbols(self, batch_size, rng):
+        """Draws `(symbols, targets)`: symbol ids `[batch, length]` (-1 =
+        blank step) and target digits `[batch]`."""
+        pairs = self.num_pairs
+        keys = np.argsort(rng.random((batch_size, len(LETTERS))), axis=1)[:, :pairs]
+        values = rng.integers(0, len(DIGITS), size=(batch_size, pairs))
+        which = rng.integers(0, pairs, size=batch_size)
+        rows = np.arange(batch_size)
+        symbols = np.full((batch_size, self.length), -1, dtype=np.int64)
+        start = self.length - (2 * pairs + 3)
+        body = symbols[:, start:]
+        body[:, 0 : 2 * pairs : 2] = keys
+        body[:, 1 : 2 * pairs : 2] = len(LETTERS) + values
+        body[:, 2 * pairs] = QUERY
+        body[:, 2 * pairs + 1] = QUERY
+        body[:, 2 * pairs + 2] = keys[rows, which]
+        return symbols, values[rows, which].astype(np.int32)
+
+    def generate(self, batch_size, rng):
+        symbols, targets = self.generate_symbols(batch_size, rng)
+        inputs = np.zeros((batch_size, self.length, self.input_dim), np.float32)
+        b, t = np.nonzero(symbols >= 0)
+        inputs[b, t, symbols[b, t]] = 1.0
+        return inputs, targets, np.ones((batch_size,), np.float32)
+
+
+def decode(symbols):
+    """Symbol ids of one sequence -> its string ("_" for a blank step)."""
+    return "".join("_" if s < 0 else SYMBOLS[s] for s in symbols)

@@ -1,0 +1,38 @@
+"""LayerNormLSTMCell against Ba, Kiros & Hinton (2016) eq. 20-22 in NumPy."""
+
+import keras
+import numpy as np
+import pytest
+
+from keras_rda.cells.layer_norm_lstm_cell import LayerNormLSTMCell
+from tests.cells import associative_reference as ref
+
+
+def test_sequence_matches_numpy(rng):
+    cell = LayerNormLSTMCell(4)
+    layer = keras.layers.RNN(cell, return_sequences=True)
+    x = rng.normal(size=(2, 5, 3)).astype("float32")
+    layer(x)
+    for v in cell.weights:
+        v.assign(np.asarray(v.numpy()) + 0.3 * rng.normal(size=v.shape))
+    y = np.asarray(layer(x))
+    w = ref.weights_by_name(cell)
+    h = c = np.zeros((2, 4))
+    for t in range(5):
+        h, c = ref.ln_lstm_step(x[:, t], h, c, w)
+        np.testing.assert_allclose(y[:, t], h, rtol=1e-4, atol=1e-5)
+
+
+def test_forget_bias_and_round_trip(tmp_path, rng):
+    cell = LayerNormLSTMCell(3)
+    inputs = keras.Input((None, 2))
+    model = keras.Model(inputs, keras.layers.RNN(cell)(inputs))
+    np.testing.assert_array_equal(np.asarray(cell.bias)[3:6], 1.0)
+    np.testing.assert_array_equal(np.asarray(cell.bias)[:3], 0.0)
+    x = rng.normal(size=(2, 4, 2)).astype("float32")
+    ref.assert_round_trips(model, x, tmp_path, export=False)
+
+
+def test_bad_units_raise():
+    with pytest.raises(ValueError, match="argument `units`.*got 0"):
+        LayerNormLSTMCell(0)
