@@ -23,3 +23,7 @@ from keras_rda.memory.regular_writing import RegularWriting  # noqa: E402
 from keras_rda.memory.uniform_writing import UniformWriting  # noqa: E402
 from keras_rda.memory.cached_uniform_writing import CachedUniformWriting  # noqa: E402
 from keras_rda.memory.random_writing import RandomWriting  # noqa: E402
+from keras_rda.cells.fast_weights_cell import FastWeightsCell  # noqa: E402
+from keras_rda.cells.wei_net_cell import WeiNetCell  # noqa: E402
+from keras_rda.cells.layer_norm_lstm_cell import LayerNormLSTMCell  # noqa: E402
+from keras_rda.cells.recurrent_highway_cell import RecurrentHighwayCell  # noqa: E402

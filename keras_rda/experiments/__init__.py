@@ -9,3 +9,4 @@ from keras_rda.experiments.zoo import register_model
 from keras_rda.experiments import attention_models  # noqa: E402,F401
 from keras_rda.experiments import memory_models  # noqa: E402,F401
 from keras_rda.experiments import rnn_models  # noqa: E402,F401
+from keras_rda.experiments import associative_models  # noqa: E402,F401

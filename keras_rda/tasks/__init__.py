@@ -26,3 +26,4 @@ from keras_rda.tasks import ffa_addition  # noqa: E402,F401
 from keras_rda.tasks import ffa_multiplication  # noqa: E402,F401
 from keras_rda.tasks import ffa_addition_variable  # noqa: E402,F401
 from keras_rda.tasks import ffa_multiplication_variable  # noqa: E402,F401
+from keras_rda.tasks import associative_recall  # noqa: E402,F401
