@@ -100,13 +100,18 @@ def discounted_average_update(
     past = log_scale if log_gamma is None else log_scale + log_gamma
     # With nothing accumulated yet the past does not bound the new maximum.
     past = ops.where(denominator > 0, past, log_a)
-    current = log_a if positive is None else ops.where(positive, log_a, past)
-    new_scale = ops.stop_gradient(ops.maximum(past, current))
-    # Both exponents are <= 0 by construction; the minimum only guards the
-    # branches whose value is multiplied by an exact zero.
-    past_weight = ops.exp(ops.minimum(past - new_scale, 0.0))
-    new_weight = ops.exp(ops.minimum(log_a - new_scale, 0.0))
-    if positive is not None:
+    if positive is None:
+        new_scale = ops.stop_gradient(ops.maximum(past, log_a))
+        # Both exponents are <= 0: new_scale is the larger of the two.
+        past_weight = ops.exp(past - new_scale)
+        new_weight = ops.exp(log_a - new_scale)
+    else:
+        current = ops.where(positive, log_a, past)
+        new_scale = ops.stop_gradient(ops.maximum(past, current))
+        past_weight = ops.exp(past - new_scale)
+        # Where a_t = 0, log_a is a placeholder: clamp it so that neither the
+        # value nor the gradient of the discarded branch overflows.
+        new_weight = ops.exp(ops.minimum(log_a - new_scale, 0.0))
         new_weight = ops.where(positive, new_weight, ops.zeros_like(new_weight))
     numerator = numerator * past_weight + features * new_weight
     denominator = denominator * past_weight + new_weight
@@ -114,9 +119,12 @@ def discounted_average_update(
 
 
 def weighted_average(numerator, denominator):
-    """`n / d`, and 0 where nothing has been attended yet (`d = 0`)."""
-    safe = ops.where(denominator > 0, denominator, ops.ones_like(denominator))
-    return numerator / safe
+    """`n / d`, and 0 where nothing has been attended yet (`d = 0`).
+
+    The scaled denominator is either exactly 0 (then `n = 0` too) or >= 1
+    (see the module docstring), so dividing by `max(d, 1)` is exact.
+    """
+    return numerator / ops.maximum(denominator, 1.0)
 
 
 def apply_activation(x, name):

@@ -236,19 +236,28 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
 
         # RDA paper section 5 / RWA paper eq. 7:
         #   u_t = W_u x_t + b_u,  [g, a, gamma] = W [x_t, h_{t-1}] + b.
-        u = projected[:, :units]
-        gates = projected[:, units:] + ops.matmul(h_in, self.recurrent_kernel)
-        g = gates[:, :units]
-        a_logits = gates[:, units : 2 * units]
-
+        u, gate_inputs = ops.split(projected, [units], axis=-1)
+        gates = gate_inputs + ops.matmul(h_in, self.recurrent_kernel)
         acc = self.accumulation_dtype
+        if self.discount and self.attention_activation == "sigmoid":
+            # log sigmoid of [a, gamma] in one op (the default RDA).
+            g, attention_gates = ops.split(gates, [units], axis=-1)
+            log_a, log_gamma = ops.split(
+                ops.log_sigmoid(ops.cast(attention_gates, acc)), 2, axis=-1
+            )
+            positive = None
+        else:
+            g, a_logits, *gamma_logits = ops.split(gates, self.num_blocks - 1, axis=-1)
+            log_a, positive = attention_average.log_attention(
+                ops.cast(a_logits, acc), self.attention_activation
+            )
+            # gamma_t = sigmoid(W_gamma [x_t, h_{t-1}] + b_gamma)
+            log_gamma = (
+                ops.log_sigmoid(ops.cast(gamma_logits[0], acc))
+                if self.discount
+                else None
+            )
         z = ops.cast(u * ops.tanh(g), acc)  # z_t = u_t * tanh(g_t)
-        log_a, positive = attention_average.log_attention(
-            ops.cast(a_logits, acc), self.attention_activation
-        )
-        log_gamma = None
-        if self.discount:  # gamma_t = sigmoid(W_gamma [x_t, h_{t-1}] + b_gamma)
-            log_gamma = ops.log_sigmoid(ops.cast(gates[:, 2 * units :], acc))
 
         new_n, new_d, new_m = attention_average.discounted_average_update(
             ops.cast(numerator, acc),
