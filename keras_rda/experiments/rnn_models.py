@@ -49,10 +49,16 @@ def sequence_model(task, recurrent_layer, name):
     batch_size=100,
     units=250,
 )
-def build_rda(task, units=250, learn_initial_state=False, **kwargs):
-    """RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA)."""
+def build_rda(task, units=250, learn_initial_state=None, **kwargs):
+    """RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA).
+
+    The initial state is learned where the task says the paper did
+    (`task.learn_initial_state`, classify length), unless given.
+    """
     from keras_rda.layers.rda import RDA
 
+    if learn_initial_state is None:
+        learn_initial_state = task.learn_initial_state
     layer = RDA(
         units,
         variant="sigmoid-id",
@@ -73,10 +79,12 @@ def build_rda(task, units=250, learn_initial_state=False, **kwargs):
     batch_size=100,
     units=250,
 )
-def build_rda_exp_tanh(task, units=250, learn_initial_state=False, **kwargs):
+def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-exp-tanh: exponential attention, tanh output."""
     from keras_rda.layers.rda import RDA
 
+    if learn_initial_state is None:
+        learn_initial_state = task.learn_initial_state
     layer = RDA(
         units,
         variant="exp-tanh",

@@ -36,9 +36,14 @@ class ClassifyLength(Task):
     threshold = ("accuracy", ">=", 1.0)
     paper_steps = 2000
     masked = True
+    # "All RNN architectures could learn their initial hidden state for this
+    # task, which improved performance for all of them" (RDA paper, 6.3).
+    learn_initial_state = True
     seq_len_param = "max_length"
     scales = {"small": {"max_length": 100}}
-    training_scales = {"small": {"steps": 300}}
+    # Small scale: lengths up to 100, and a learning rate of 3e-3 so that the
+    # RDA reaches accuracy 1.0 within 600 steps of batches of 32.
+    training_scales = {"small": {"steps": 600, "learning_rate": 3e-3}}
     input_dim = 1
 
     def __init__(self, max_length=1000, min_length=1):

@@ -106,6 +106,8 @@ class Task(abc.ABC):
             (real steps never are), so a model masks them with
             `keras.layers.Masking(mask_value=0.0)`; `sample_weight` is 0 on
             padded steps of per-step targets.
+        learn_initial_state: True when the paper lets the units learn their
+            initial state on this task (zoo builders that can, do).
         seq_len_param: the constructor argument that `--seq-len` sets (e.g.
             `"length"`), or None when the task has no length.
         scales: `{"small": {...}}`, constructor arguments that shorten the
@@ -133,6 +135,7 @@ class Task(abc.ABC):
     threshold = None
     paper_steps = None
     masked = False
+    learn_initial_state = False
     seq_len_param = None
     scales = {}
     training_scales = {}

@@ -68,3 +68,13 @@ def test_rda_variants_and_forget_bias():
     bias = keras.ops.convert_to_numpy(lstm.cell.bias)
     np.testing.assert_array_equal(bias[3:6], 1.0)  # forget gate block
     np.testing.assert_array_equal(np.delete(bias, np.s_[3:6]), 0.0)
+
+
+def test_rda_learns_initial_state_where_the_paper_did():
+    classify = get_task("classify-length", max_length=5)
+    assert classify.learn_initial_state
+    for name, layer in [("rda", "rda"), ("rda-exp-tanh", "rda_exp_tanh")]:
+        model = get_model_spec(name).build(classify, units=3)
+        assert model.get_layer(layer).get_config()["learn_initial_state"]
+        other = get_model_spec(name).build(get_task("addition", length=5), units=3)
+        assert not other.get_layer(layer).get_config()["learn_initial_state"]
