@@ -7,8 +7,8 @@ then again), so that machine load affects them alike; the table reports the
 median step time of each as a ratio to `keras.layers.LSTM` of the same size
 measured in the same run.
 
-    python benchmarks/rnn_speed.py                 # 250 units, batch 100, T in {100, 1000}
-    python benchmarks/rnn_speed.py --quick         # a smoke run
+    python benchmarks/rnn_speed.py          # 250 units, batch 100, T 100 and 1000
+    python benchmarks/rnn_speed.py --quick  # a smoke run
 """
 
 import argparse
@@ -40,7 +40,7 @@ def build(name, units, length, input_dim, jit):
     return model
 
 
-def time_steps(models, x, y, warmup, repeats):
+def time_steps(models, x, y, warmup, repeats, clock=time.perf_counter):
     """Median seconds per `train_on_batch`, models interleaved."""
     for model in models.values():
         for _ in range(warmup):
@@ -48,9 +48,9 @@ def time_steps(models, x, y, warmup, repeats):
     times = {name: [] for name in models}
     for _ in range(repeats):
         for name, model in models.items():
-            start = time.perf_counter()
+            start = clock()
             model.train_on_batch(x, y)
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: statistics.median(t) for name, t in times.items()}
 
 
@@ -64,10 +64,25 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--models", nargs="+", default=list(MODELS))
     parser.add_argument("--jit", choices=["both", "on", "off"], default="both")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, for a smoke run")
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="wall: elapsed time; cpu: this process's CPU time (steadier on a "
+        "loaded machine)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny sizes, for a smoke run"
+    )
     args = parser.parse_args(argv)
     if args.quick:
-        args.units, args.batch_size, args.lengths, args.repeats, args.warmup = 16, 8, [20], 2, 1
+        args.units, args.batch_size, args.lengths, args.repeats, args.warmup = (
+            16,
+            8,
+            [20],
+            2,
+            1,
+        )
 
     jits = {"both": [False, True], "on": [True], "off": [False]}[args.jit]
     rng = np.random.default_rng(0)
@@ -80,17 +95,21 @@ def main(argv=None):
                 name: build(name, args.units, length, args.input_dim, jit)
                 for name in args.models
             }
-            medians = time_steps(models, x, y, args.warmup, args.repeats)
+            clock = time.perf_counter if args.clock == "wall" else time.process_time
+            medians = time_steps(models, x, y, args.warmup, args.repeats, clock)
             reference = medians.get("LSTM")
             for name, seconds in medians.items():
                 ratio = seconds / reference if reference else float("nan")
-                rows.append((length, "on" if jit else "off", name, seconds * 1e3, ratio))
+                rows.append(
+                    (length, "on" if jit else "off", name, seconds * 1e3, ratio)
+                )
             keras.backend.clear_session()
 
     print(
         f"\nOne training step (forward + backward + Adam), {args.units} units, "
-        f"batch {args.batch_size}, input dim {args.input_dim}, median of "
-        f"{args.repeats} interleaved steps; ratio = time / LSTM time (lower is faster)\n"
+        f"batch {args.batch_size}, input dim {args.input_dim}, median {args.clock} "
+        f"time of {args.repeats} interleaved steps; ratio = time / LSTM time "
+        "(lower is faster)\n"
     )
     print("| T | XLA | model | ms / step | ratio to LSTM |")
     print("|---|---|---|---|---|")
