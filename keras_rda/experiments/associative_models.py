@@ -1,6 +1,7 @@
 """Zoo entries of the WeiNet paper's associative recall comparison (Table 1).
 
-"weinet", "fw-ln", "lstm-ln" and "rhn": one recurrent layer of 50 units
+"weinet", "weinet-rc" (the row x column update of Figure 3), "fw-ln",
+"lstm-ln" and "rhn": one recurrent layer of 50 units
 reading the sequence, a linear read-out of its last output (logits), and the
 paper's training settings: Adam, learning rate 1e-4, batch 128, gradient
 clipping to [-5, 5] (WeiNet paper, Experiments and appendix). The plain
@@ -38,6 +39,17 @@ def build_weinet(task, units=50, num_memories=1, update="elementwise", router=Fa
     """WeiNet: one learned auto-associative memory (eq. 2, 5-7)."""
     cell = WeiNetCell(units, num_memories=num_memories, update=update, router=router)
     return sequence_classifier(task, cell, "weinet")
+
+
+@register_model(
+    "weinet-rc",
+    description="WeiNet with row x column update weights (Figure 3, O(H) params)",
+    **SETTINGS,
+)
+def build_weinet_row_col(task, units=50, num_memories=1, router=False):
+    """WeiNet with the "row and col" memory update of Figure 3."""
+    cell = WeiNetCell(units, num_memories=num_memories, update="row_col", router=router)
+    return sequence_classifier(task, cell, "weinet_rc")
 
 
 @register_model(

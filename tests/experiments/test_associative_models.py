@@ -7,7 +7,7 @@ from keras_rda.experiments import get_model_spec
 from keras_rda.tasks import get_task
 
 
-@pytest.mark.parametrize("name", ["weinet", "fw-ln", "lstm-ln", "rhn"])
+@pytest.mark.parametrize("name", ["weinet", "weinet-rc", "fw-ln", "lstm-ln", "rhn"])
 def test_paper_settings_and_shapes(name, rng):
     spec = get_model_spec(name)
     assert (spec.learning_rate, spec.clipvalue, spec.batch_size, spec.units) == (

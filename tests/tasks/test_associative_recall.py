@@ -76,3 +76,12 @@ def test_seeded_and_held_out_fixed():
 def test_bad_length_raises(length):
     with pytest.raises(ValueError, match=f"argument `length`.*got {length!r}"):
         AssociativeRecall(length)
+
+
+def test_scales_for_the_command_line():
+    small = AssociativeRecall.at_scale("small")
+    assert small.length == 9
+    assert AssociativeRecall.at_scale("paper").length == 50
+    assert AssociativeRecall.at_scale("small", length=30).length == 30
+    paper = AssociativeRecall.training_settings("paper")
+    assert (paper["batch_size"], paper["units"]) == (128, 50)
