@@ -130,3 +130,11 @@ def test_bad_arguments_raise(kwargs, argument):
     bad = kwargs.get(argument)
     with pytest.raises(ValueError, match=f"argument `{argument}`.*got {bad!r}"):
         FastWeightsCell(**kwargs)
+
+
+def test_mixed_precision(rng):
+    keras.config.set_dtype_policy("mixed_float16")
+    layer = keras.layers.RNN(FastWeightsCell(UNITS, inner_steps=2))
+    y = layer(rng.normal(size=(BATCH, 50, INPUT_DIM)).astype("float32"))
+    assert "float16" in str(y.dtype)
+    assert np.isfinite(np.asarray(y, np.float32)).all()

@@ -220,3 +220,13 @@ def test_bad_arguments_raise(kwargs, argument):
 def test_bad_input_rank_raises():
     with pytest.raises(ValueError, match="inputs"):
         WeiNetCell(4).build((None, 3, 2))
+
+
+def test_mixed_precision(rng):
+    keras.config.set_dtype_policy("mixed_float16")
+    cell = WeiNetCell(UNITS, num_memories=2, update="gated", router=True)
+    y = keras.layers.RNN(cell)(
+        rng.normal(size=(BATCH, 50, INPUT_DIM)).astype("float32")
+    )
+    assert "float16" in str(y.dtype)
+    assert np.isfinite(np.asarray(y, np.float32)).all()
