@@ -8,7 +8,7 @@ from keras_rda.cells import associative_ops as aops
 
 @keras.saving.register_keras_serializable(package="keras_rda")
 class LayerNormLSTMCell(keras.layers.Layer):
-    """LSTM cell with layer normalisation (Ba, Kiros & Hinton 2016, eq. 20-22).
+    """LSTM cell with layer normalisation (Ba, Kiros & Hinton 2016).
 
     ```
     [i; f; g; o] = LN(W_x x_t; alpha_x) + LN(W_h h_{t-1}; alpha_h) + b
@@ -17,8 +17,8 @@ class LayerNormLSTMCell(keras.layers.Layer):
     ```
 
     The input and recurrent pre-activations are normalised separately over
-    all `4 * units` gate pre-activations together (as the paper's eq. 20
-    writes it); their normalisations have gains only, the shared bias `b`
+    all `4 * units` gate pre-activations together (as the paper
+    writes it, with one LN per pre-activation vector); their normalisations have gains only, the shared bias `b`
     playing the role of their offsets. Gate order i, f, g, o as in
     `keras.layers.LSTMCell`; the forget-gate bias starts at 1
     (`unit_forget_bias`), other biases at 0. Keras has no layer-normalised
@@ -48,7 +48,7 @@ class LayerNormLSTMCell(keras.layers.Layer):
 
     Reference:
         Ba, Kiros & Hinton (2016), "Layer Normalization",
-        eq. 20-22 (layer-normalised LSTM); WeiNet paper, Figure 2 (LSTM-LN).
+        the layer-normalised LSTM; WeiNet paper, Figure 2 (LSTM-LN).
     """
 
     def __init__(

@@ -56,7 +56,7 @@ class RecurrentHighwayCell(keras.layers.Layer):
 
     Reference:
         Zilly, Srivastava, Koutnik & Schmidhuber (2016), "Recurrent Highway
-        Networks", section 4 (RHN layer, coupled gates c = 1 - t); WeiNet
+        Networks", the RHN layer with coupled gates c = 1 - t; WeiNet
         paper, Experiments ("RHN use coupled gates") and Figure 2 (RHN-LN).
     """
 

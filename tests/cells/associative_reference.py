@@ -1,7 +1,7 @@
 """Independent NumPy implementations of the associative-memory cells' papers.
 
 Written from the equations (Ba et al. 2016; Zhang & Zhou, WeiNet eq. 2-7 and
-Figure 3; Ba, Kiros & Hinton 2016 eq. 20-22; Zilly et al. 2016), with loops
+Figure 3; Ba, Kiros & Hinton 2016 layer-normalised LSTM; Zilly et al. 2016), with loops
 where the paper sums, so that they share nothing with the package's code.
 """
 
@@ -111,7 +111,7 @@ def weinet_step(x, h, e, A, a, w, update, router, layer_norm=True, f_u=None, cli
 
 
 def ln_lstm_step(x, h, c, w):
-    """Ba, Kiros & Hinton (2016) eq. 20-22, gates i, f, g, o."""
+    """Ba, Kiros & Hinton (2016) layer-normalised LSTM, gates i, f, g, o."""
     z = (
         ln(x @ w["kernel"], w["input_layer_norm_gamma"])
         + ln(h @ w["recurrent_kernel"], w["recurrent_layer_norm_gamma"])

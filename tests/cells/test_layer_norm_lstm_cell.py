@@ -1,4 +1,4 @@
-"""LayerNormLSTMCell against Ba, Kiros & Hinton (2016) eq. 20-22 in NumPy."""
+"""LayerNormLSTMCell against Ba, Kiros & Hinton (2016) in NumPy."""
 
 import keras
 import numpy as np
