@@ -16,9 +16,10 @@ class LayerNormLSTMCell(keras.layers.Layer):
     h_t = sigmoid(o) * tanh(LN(c_t; alpha_c, beta_c))
     ```
 
-    The input and recurrent pre-activations are normalised separately over
-    all `4 * units` gate pre-activations together (as the paper
-    writes it, with one LN per pre-activation vector); their normalisations have gains only, the shared bias `b`
+    The input and recurrent pre-activations are each layer-normalised over
+    all `4 * units` gate pre-activations together (one normalisation per
+    vector, as the paper writes it); these normalisations have gains only,
+    the shared bias `b`
     playing the role of their offsets. Gate order i, f, g, o as in
     `keras.layers.LSTMCell`; the forget-gate bias starts at 1
     (`unit_forget_bias`), other biases at 0. Keras has no layer-normalised
