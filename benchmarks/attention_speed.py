@@ -94,7 +94,7 @@ def main(argv=None):
                     min_length,
                     batch[0].shape[1],
                     f"{seconds[name]:.3f}",
-                    f"{args.batch_size / seconds[name]:.0f}",
+                    f"{args.batch_size / seconds[name]:.3g}",
                     ratio,
                     f"{memory:.1f}",
                 )
