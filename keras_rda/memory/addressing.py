@@ -327,8 +327,10 @@ def circular_shift(weights, shifts):
 def sharpen(weights, gamma, epsilon=EPSILON):
     """Sharpening, NTM eq. (9): `w[i] = w~[i]^gamma / sum_j w~[j]^gamma`.
 
-    `eps` is added before the power (so `d/d gamma` stays finite at 0) and to
-    the denominator.
+    `eps` is added before the power (so `d/d gamma` stays finite at 0), and
+    the weights are divided by their maximum first (which cancels in the
+    ratio), so the largest power is 1 and the sum cannot underflow for any
+    `gamma`.
 
     Args:
         weights: `[B, H, N]`, non-negative.
@@ -337,5 +339,7 @@ def sharpen(weights, gamma, epsilon=EPSILON):
     Returns:
         `[B, H, N]`, each row sums to 1.
     """
-    powered = ops.power(weights + epsilon, gamma[:, :, None])
-    return powered / (ops.sum(powered, axis=-1, keepdims=True) + epsilon)
+    weights = weights + epsilon
+    scaled = weights / ops.max(weights, axis=-1, keepdims=True)
+    powered = ops.power(scaled, gamma[:, :, None])
+    return powered / ops.sum(powered, axis=-1, keepdims=True)

@@ -52,7 +52,9 @@ class NTMCell(MemoryCell):
     State (flat, in this order): step counter (two entries); the controller's
     states; memory `[batch, N * W]`; read weights `[batch, R * N]`; write
     weights `[batch, N]`; read vectors `[batch, R * W]`; with
-    `CachedUniformWriting(L)` the cache `[batch, L * H]`.
+    `CachedUniformWriting(L)` the cache `[batch, L * H]`. Initially memory
+    and reads are zero and all weightings focus on slot 0 (a uniform start
+    would keep every slot addressed alike).
 
     Example:
 
@@ -165,6 +167,28 @@ class NTMCell(MemoryCell):
             "write_weights": write_weights,
         }
         return new_states, reads
+
+    def get_initial_state(self, batch_size=None):
+        """Zero memory and reads; read and write weightings on slot 0.
+
+        One-hot initial weightings break the symmetry of the zero memory:
+        with uniform ones every slot would be addressed alike forever
+        (content, interpolation, shift and sharpening all keep a uniform
+        weighting uniform).
+        """
+        states = super().get_initial_state(batch_size=batch_size)
+        names = list(self._memory_shapes())
+        first = len(states) - len(names) - 1 - (self.cache_size is not None)
+        for offset, name in enumerate(names):
+            if name.endswith("weights"):
+                heads = self._memory_shapes()[name][0]
+                one_hot = ops.one_hot(
+                    ops.zeros((batch_size, heads), "int32"),
+                    self.memory_size,
+                    dtype=states[first + offset].dtype,
+                )
+                states[first + offset] = ops.reshape(one_hot, (batch_size, -1))
+        return states
 
     def weightings(self, states):
         """The write `[B, 1, N]` and read `[B, R, N]` weightings in `states`."""
