@@ -66,8 +66,9 @@ class AssociativeRecall(Task):
     # --scale small: the paper's length 9 and its model sizes, at a 30x
     # larger learning rate: WeiNet (update="row_col") reaches 0.97 held-out
     # accuracy in 1,500 steps (about 6 CPU minutes), LSTM 0.42.
-    # --scale paper: 100K training sequences per epoch at batch 128 (782 steps), 50 epochs (WeiNet needs < 50 at length
-    # 50, Table 1), evaluated on 10K sequences as the paper's test set.
+    # --scale paper: 100K training sequences per epoch at batch 128 (782
+    # steps), 50 epochs (WeiNet needs < 50 at length 50, Table 1), evaluated
+    # on 10K sequences as the paper's test set.
     scales = {"small": {"length": 9}}
     training_scales = {
         "small": {
