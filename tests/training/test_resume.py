@@ -43,11 +43,10 @@ def test_interrupt_and_resume_equals_uninterrupted(tiny_preset, tmp_path):
             else:
                 first.request_stop()
 
+    previous_handler = signal.getsignal(signal.SIGTERM)
     result = first.train(steps=steps, on_step=interrupt, final_eval=False)
     assert result["interrupted"] and result["step"] == stop_at
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL or callable(
-        signal.getsignal(signal.SIGTERM)
-    )
+    assert signal.getsignal(signal.SIGTERM) == previous_handler  # restored
 
     # "Rerun the same command": a new trainer on the same directory.
     second = Enwik8Trainer(
