@@ -184,3 +184,31 @@ def test_real_imdb_sentences(data_dir, monkeypatch):
     both = np.concatenate([data.y_train, data.y_test])
     assert sorted(both.tolist()) == sorted(labels)
     assert data.class_names == ("negative", "positive")
+
+
+def test_archive_path_for_dbpedia(tmp_path, monkeypatch):
+    """DBpedia / Yahoo! Answers come from the Zhang et al. archives through
+    `keras.utils.get_file`; here it returns a local extracted archive."""
+    import keras
+
+    inner = tmp_path / "dbpedia_csv_extracted" / "dbpedia_csv"
+    inner.mkdir(parents=True)
+    rows = [[str(i % 14 + 1), f"Title {i}", f"entity class{i % 14}"] for i in range(28)]
+    _write_csv(inner / "train.csv", rows)
+    _write_csv(inner / "test.csv", rows[:14])
+    (inner / "classes.txt").write_text("\n".join(f"c{i}" for i in range(14)))
+    calls = []
+
+    def fake_get_file(fname=None, origin=None, extract=False, cache_dir=None, **kw):
+        calls.append((fname, origin, extract))
+        return str(inner.parent)
+
+    monkeypatch.setattr(keras.utils, "get_file", fake_get_file)
+    monkeypatch.delenv("KERAS_RDA_DATA_DIR", raising=False)
+    data = text_classification("dbpedia")
+    assert calls == [
+        ("dbpedia_csv", "https://s3.amazonaws.com/fast-ai-nlp/dbpedia_csv.tgz", True)
+    ]
+    assert data.num_classes == 14 and data.class_names[0] == "c0"
+    np.testing.assert_array_equal(data.y_train, [i % 14 for i in range(28)])
+    assert data.source.startswith("Zhang et al. (2015) archive")
