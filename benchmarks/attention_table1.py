@@ -72,7 +72,7 @@ def main(argv=None):
     )
     parser.add_argument("--models", nargs="+", default=["ffattn", "ffmean"])
     parser.add_argument("--lengths", nargs="+", type=int, default=PAPER_T0)
-    parser.add_argument("--learning-rates", nargs="+", type=float, default=[1e-3])
+    parser.add_argument("--learning-rates", nargs="+", type=float, default=[1e-2])
     parser.add_argument("--max-epochs", type=int, default=100)
     parser.add_argument("--steps-per-epoch", type=int, default=1000)
     parser.add_argument("--batch-size", type=int, default=100)
