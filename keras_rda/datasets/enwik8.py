@@ -51,13 +51,14 @@ VOCAB_SIZE = 256
 SPLIT_FRACTIONS = (0.9, 0.05, 0.05)
 SPLITS = ("train", "valid", "test")
 
-# Files with a known exact size (and, where published, sha256): the full
-# file and the real first 10^6 bytes kept for offline tests.
+# Files with a known exact size and digest: the full file (the MD5 that
+# Matt Mahoney publishes with enwik8, http://mattmahoney.net/dc/textdata.html)
+# and the real first 10^6 bytes kept for offline tests (sha256).
 KNOWN_FILES = {
-    "enwik8": (ENWIK8_SIZE, None),
+    "enwik8": (ENWIK8_SIZE, ("md5", "a1fa5ffddb56f4953e226637dabbb36a")),
     "enwik6": (
         1_000_000,
-        "369b688978f649681136198fb96db14c1616756260c55fb4b65e9bc049552cad",
+        ("sha256", "369b688978f649681136198fb96db14c1616756260c55fb4b65e9bc049552cad"),
     ),
 }
 # enwik8 starts with this MediaWiki XML header; any prefix of it does too.
@@ -122,7 +123,7 @@ def enwik8(path=None, *, cache_dir=None, split_fractions=SPLIT_FRACTIONS, verify
             as `enwik6`) or a directory containing one of them.
         cache_dir: download cache directory for `keras.utils.get_file`.
         split_fractions: `(train, valid, test)` fractions summing to 1.
-        verify: check the size (and sha256 where published) of files with a
+        verify: check the size and published digest of files with a
             known name (`enwik8`, `enwik6`), and that the bytes start like
             enwik8.
 
@@ -371,14 +372,15 @@ def _verify(data, name, file):
         )
     if name not in KNOWN_FILES:
         return
-    size, sha256 = KNOWN_FILES[name]
+    size, (algorithm, digest) = KNOWN_FILES[name]
     if len(data) != size:
         raise ValueError(
             f"{str(file)!r} has {len(data):,} bytes but {name} has {size:,}: "
             "the file is truncated or corrupt."
         )
-    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+    actual = hashlib.new(algorithm, data).hexdigest()
+    if actual != digest:
         raise ValueError(
-            f"The sha256 of {str(file)!r} is {hashlib.sha256(data).hexdigest()}, "
-            f"expected {sha256}: the file is corrupt."
+            f"The {algorithm} of {str(file)!r} is {actual}, expected the "
+            f"published {digest}: the file is corrupt."
         )

@@ -220,6 +220,15 @@ def test_corrupt_and_truncated_enwik6(data_dir, tmp_path):
         keras_rda.datasets.enwik8(flipped)
 
 
+def test_full_size_file_with_wrong_content_fails_the_published_md5(tmp_path):
+    """A 10^8-byte file named enwik8 that starts like it but is not it."""
+    fake = bytearray(100_000_000)
+    fake[: len(HEADER)] = HEADER
+    path = write(tmp_path / "enwik8", bytes(fake))
+    with pytest.raises(ValueError, match="md5 .* expected the published a1fa5ffd"):
+        keras_rda.datasets.enwik8(path)
+
+
 def test_not_enwik8_and_too_small(tmp_path):
     other = write(tmp_path / "notes.txt", b"hello world " * 100)
     with pytest.raises(ValueError, match="not enwik8"):
