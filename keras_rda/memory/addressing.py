@@ -117,16 +117,19 @@ def allocation_weights(usage, epsilon=EPSILON):
     """
     usage = epsilon + (1.0 - epsilon) * usage
     num_slots = ops.shape(usage)[-1]
-    sorted_nonusage, free_list = ops.top_k(1.0 - usage, k=num_slots)
-    sorted_usage = 1.0 - sorted_nonusage
+    # The free list phi (indices only; no gradient flows through the sort).
+    _, free_list = ops.top_k(ops.stop_gradient(1.0 - usage), k=num_slots)
+    # permutation[b, j, i] = 1 where i = phi_j: sorting and unsorting are
+    # products with it (XLA-friendly inside a cond, unlike gathers).
+    permutation = ops.one_hot(free_list, num_slots, dtype=usage.dtype)
+    sorted_usage = ops.einsum("bji,bi->bj", permutation, usage)
     # Exclusive cumulative product: prod_{i<j} u[phi_i].
     shifted = ops.concatenate(
         [ops.ones_like(sorted_usage[:, :1]), sorted_usage[:, :-1]], axis=1
     )
-    sorted_allocation = sorted_nonusage * ops.cumprod(shifted, axis=1)
-    # Undo the sort: allocation[b, free_list[b, j]] = sorted_allocation[b, j].
-    unsort = ops.argsort(free_list, axis=-1)
-    return ops.take_along_axis(sorted_allocation, unsort, axis=-1)
+    sorted_allocation = (1.0 - sorted_usage) * ops.cumprod(shifted, axis=1)
+    # Undo the sort: allocation[b, phi_j] = sorted_allocation[b, j].
+    return ops.einsum("bj,bji->bi", sorted_allocation, permutation)
 
 
 def write_allocation_weights(usage, write_gates, num_write_heads):

@@ -17,6 +17,17 @@ from keras_rda.memory.write_schedule import get_write_schedule
 _STEP_BASE = 128
 
 
+def _select(condition, new, old):
+    """Per sample `new` where `condition` `[B]` else `old` (exact either way).
+
+    Written as `new * c + old * (1 - c)` rather than `ops.where`, whose
+    broadcast inside a `cond` gives XLA a gradient with a non-constant shape.
+    """
+    c = ops.cast(condition, new.dtype)
+    c = ops.reshape(c, (-1,) + (1,) * (len(new.shape) - 1))
+    return new * c + old * (1.0 - c)
+
+
 class MemoryCell(keras.layers.Layer):
     """Base class of the memory cells: controller + memory + write schedule.
 
@@ -87,6 +98,12 @@ class MemoryCell(keras.layers.Layer):
             else self._controller_flat_sizes[0]
         )
         self.cache_size = self.write_schedule.cache_size
+        if not self.write_schedule.always_accesses:
+            # TensorFlow's XLA cannot compile the gradient of the memory
+            # `cond` inside the RNN loop with a dynamic batch size (inference
+            # compiles); this makes `jit_compile="auto"` fall back to graph
+            # mode instead of failing on GPU.
+            self.supports_jit = False
         self.interface = keras.layers.Dense(
             self._interface_size(),
             kernel_initializer=self.kernel_initializer,
@@ -291,8 +308,8 @@ class MemoryCell(keras.layers.Layer):
             if self.cache_size > 1:
                 controller_flat[0] = ops.cond(
                     ops.any(attend),
-                    lambda: ops.where(
-                        attend[:, None],
+                    lambda: _select(
+                        attend,
                         ops.cast(
                             self._cache_attention(cache, hidden, prev_reads_compute),
                             hidden.dtype,
@@ -332,14 +349,7 @@ class MemoryCell(keras.layers.Layer):
 
             def access_some():
                 new = access()
-                return [
-                    ops.where(
-                        ops.reshape(accessing, (-1,) + (1,) * (len(v.shape) - 1)),
-                        v,
-                        old,
-                    )
-                    for v, old in zip(new, held)
-                ]
+                return [_select(accessing, v, old) for v, old in zip(new, held)]
 
             updated = ops.cond(ops.any(accessing), access_some, lambda: held)
         for name, value in zip(memory_names, updated[:-1]):
