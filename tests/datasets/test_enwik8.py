@@ -216,7 +216,7 @@ def test_corrupt_and_truncated_enwik6(data_dir, tmp_path):
         keras_rda.datasets.enwik8(short)
     raw[500_000] ^= 0x01
     flipped = write(tmp_path / "enwik6", bytes(raw))
-    with pytest.raises(ValueError, match="sha256 .* expected 369b6889"):
+    with pytest.raises(ValueError, match="sha256 .* expected the published 369b6889"):
         keras_rda.datasets.enwik8(flipped)
 
 
