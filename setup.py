@@ -26,6 +26,8 @@ setup(
         "keras>=3.5",
         "numpy",
         "tensorflow-datasets",
+        # tensorflow-datasets imports it when it downloads and prepares data.
+        "importlib_resources",
         "matplotlib",
     ],
     extras_require={
