@@ -124,17 +124,11 @@ def _strategy(name):
 
 
 def compile_for_task(model, task, optimizer, jit_compile=False):
-    """Compiles `model` with the task's loss and its weighted metric."""
-    import keras
-
-    if task.output == "classification":
-        metrics = [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
-    else:
-        metrics = [keras.metrics.MeanSquaredError(name="mse")]
+    """Compiles `model` with the task's loss and its weighted metrics."""
     model.compile(
         optimizer=optimizer,
         loss=task.loss,
-        weighted_metrics=metrics,
+        weighted_metrics=task.keras_metrics(),
         jit_compile=jit_compile,
     )
     return model

@@ -197,6 +197,19 @@ class Task(abc.ABC):
             return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         return keras.losses.MeanSquaredError()
 
+    def keras_metrics(self):
+        """The Keras metrics that report this task's scores during training.
+
+        Accuracy for classification, MSE for regression; a task whose paper
+        scores regression by a tolerance (e.g. |error| < 0.04) overrides this.
+        Metrics are weighted by the task's `sample_weight`.
+        """
+        import keras
+
+        if self.output == "classification":
+            return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+        return [keras.metrics.MeanSquaredError(name="mse")]
+
     @abc.abstractmethod
     def generate(self, batch_size, rng):
         """Draws one batch.

@@ -127,7 +127,8 @@ def test_tolerance_accuracy():
 
 def test_keras_metric_and_registry():
     task = get_task("ffa-addition", min_length=50)
-    (metric,) = task.keras_metrics()
+    mse, metric = task.keras_metrics()
+    assert mse.name == "mse"
     metric.update_state(np.array([[0.5], [0.5]]), np.array([[0.52], [0.6]]))
     assert float(metric.result()) == pytest.approx(0.5)
     assert metric.name == "accuracy"
