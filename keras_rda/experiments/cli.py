@@ -212,10 +212,37 @@ def _run_models(args, model_names, stem):
         out / f"{stem}.json", report.record(results, task, args.scale, command)
     )
     png_path = report.plot_curves(results, task, out / f"{stem}.png")
+    heatmaps = _memory_heatmaps(results, task, out, stem)
     print()
     print(report.results_table(results, task))
     print(f"\nWrote {json_path} and {png_path}")
+    for path in heatmaps:
+        print(f"Wrote {path} (memory write/read weights over time)")
     return 0
+
+
+def _memory_heatmaps(results, task, out, stem):
+    """For each memory model (DNC/NTM), the write and read weights over one
+    held-out sequence as a heat map, like the UW paper's Figures 4-5."""
+    from keras_rda.experiments import memory_plots
+
+    paths = []
+    for result in results:
+        try:
+            memory_plots.find_memory_layer(result.keras_model)
+        except ValueError:
+            continue
+        inputs = task.held_out(1)[0]
+        path = out / f"{task.name}-{result.model}-memory.png"
+        memory_plots.save_memory_heatmap(
+            result.keras_model,
+            inputs,
+            path,
+            encoding_steps=getattr(task, "encoding_length", None),
+            title=f"{result.model} on {task.name}",
+        )
+        paths.append(path)
+    return paths
 
 
 @register_subcommand("train", help="train one model on one task")

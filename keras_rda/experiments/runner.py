@@ -53,6 +53,7 @@ class RunResult:
         params: number of trainable parameters.
         settings: steps, batch size, units, learning rate, clipping, seed...
         diverged: True when training stopped on a NaN loss.
+        keras_model: the trained `keras.Model` (not part of `to_dict`).
     """
 
     model: str
@@ -65,13 +66,18 @@ class RunResult:
     params: int = 0
     settings: dict = dataclasses.field(default_factory=dict)
     diverged: bool = False
+    keras_model: object = dataclasses.field(default=None, repr=False, compare=False)
 
     def score(self, metric):
         """The final held-out value of a task metric."""
         return self.final.get(metric_key(metric))
 
     def to_dict(self):
-        return dataclasses.asdict(self)
+        return {
+            field.name: getattr(self, field.name)
+            for field in dataclasses.fields(self)
+            if field.name != "keras_model"
+        }
 
 
 def threshold_met(threshold, logs):
@@ -224,4 +230,5 @@ def train(
             "strategy": strategy or "default",
         },
         diverged=bool(diverged),
+        keras_model=model,
     )

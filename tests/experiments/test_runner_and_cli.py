@@ -141,6 +141,27 @@ def test_cli_train_writes_records(tmp_path, capsys):
     assert (tmp_path / "classify-length-rda.png").stat().st_size > 0
 
 
+def test_cli_saves_memory_heatmap_for_memory_models(tmp_path, capsys):
+    code = main(
+        [
+            "train",
+            "uw-copy",
+            "--model",
+            "dnc-uw",
+            "--seq-len",
+            "8",
+            "--out",
+            str(tmp_path),
+        ]
+        + TINY
+    )
+    assert code == 0
+    assert "memory write/read weights" in capsys.readouterr().out
+    assert (tmp_path / "uw-copy-dnc-uw-memory.png").stat().st_size > 0
+    # Models without memory get no heat map.
+    assert not list(tmp_path.glob("*lstm*memory*"))
+
+
 def test_cli_compare(tmp_path, capsys):
     code = main(
         [
