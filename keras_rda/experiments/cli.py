@@ -149,13 +149,16 @@ def _setup(args):
     return task, settings
 
 
+DEFAULT_FROM_ZOO = "the zoo model's"
+
+
 def _describe(task, settings, scale):
     lines = [f"task {task!r}", f"  {task.paper}: {task.description}"]
     if scale == "small":
         paper = type(task).training_settings("paper")
         changed = [f"{k} {a} -> {b}" for k, (a, b) in type(task).shortened().items()]
         changed += [
-            f"{k} {paper.get(k, '1e-3 (zoo)')} -> {settings[k]}"
+            f"{k} {paper.get(k, DEFAULT_FROM_ZOO)} -> {settings[k]}"
             for k in ("units", "batch_size", "steps", "learning_rate")
             if paper.get(k) != settings.get(k)
         ]

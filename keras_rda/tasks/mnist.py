@@ -101,7 +101,8 @@ class PermutedMnist(SequentialMnist):
 
     The same permutation for every image, train and test (drawn from
     `permutation_seed` with `numpy.random.default_rng`; at `pool=1` it is
-    `keras_rda.datasets.mnist.pixel_permutation(permutation_seed)`).
+    `pixel_permutation(permutation_seed)` of the `keras_rda.datasets.mnist`
+    module).
     """
 
     name = "pmnist"
