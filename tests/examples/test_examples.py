@@ -1,4 +1,8 @@
-"""Runs every script in `examples/` with `--quick` (in-process, a few seconds each)."""
+"""Runs every script in `examples/` with `--quick` (in-process, a few seconds each).
+
+Examples with a test module of their own (which runs them with `--quick` and
+checks what they report) are not run a second time here.
+"""
 
 import pathlib
 import runpy
@@ -9,6 +13,8 @@ import pytest
 EXAMPLES = sorted(
     (pathlib.Path(__file__).resolve().parents[2] / "examples").glob("*.py")
 )
+# Run by tests/examples/test_memory_examples.py and test_associative_examples.py.
+OWN_TESTS = {"document_classification", "mnist_dnc_cuw", "mnist_glimpses"}
 
 
 def test_examples_exist():
@@ -25,7 +31,13 @@ def test_examples_exist():
     } <= names
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_examples_with_own_tests_exist():
+    assert OWN_TESTS <= {p.stem for p in EXAMPLES}
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in EXAMPLES if p.stem not in OWN_TESTS], ids=lambda p: p.stem
+)
 def test_example_runs_quick(path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", [str(path), "--quick"])
     namespace = runpy.run_path(str(path), run_name="__main__")
