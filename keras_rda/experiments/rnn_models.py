@@ -55,19 +55,7 @@ def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     The initial state is learned where the task says the paper did
     (`task.learn_initial_state`, classify length), unless given.
     """
-    from keras_rda.layers.rda import RDA
-
-    if learn_initial_state is None:
-        learn_initial_state = task.learn_initial_state
-    layer = RDA(
-        units,
-        variant="sigmoid-id",
-        learn_initial_state=learn_initial_state,
-        return_sequences=task.per_step,
-        name="rda",
-        **kwargs,
-    )
-    return sequence_model(task, layer, "rda")
+    return _rda_model(task, units, "sigmoid-id", "rda", learn_initial_state, kwargs)
 
 
 @register_model(
@@ -81,19 +69,26 @@ def build_rda(task, units=250, learn_initial_state=None, **kwargs):
 )
 def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-exp-tanh: exponential attention, tanh output."""
+    return _rda_model(
+        task, units, "exp-tanh", "rda_exp_tanh", learn_initial_state, kwargs
+    )
+
+
+def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
+    """`keras_rda.RDA` of the paper's `variant` in the task's model."""
     from keras_rda.layers.rda import RDA
 
     if learn_initial_state is None:
         learn_initial_state = task.learn_initial_state
     layer = RDA(
         units,
-        variant="exp-tanh",
+        variant=variant,
         learn_initial_state=learn_initial_state,
         return_sequences=task.per_step,
-        name="rda_exp_tanh",
+        name=name,
         **kwargs,
     )
-    return sequence_model(task, layer, "rda_exp_tanh")
+    return sequence_model(task, layer, name)
 
 
 @register_model(
