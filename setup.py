@@ -36,7 +36,6 @@ setup(
     },
     entry_points={"console_scripts": ["keras-rda=keras_rda.experiments.cli:main"]},
     classifiers=[
-        "License :: OSI Approved :: Apache Software License",
         "Programming Language :: Python :: 3",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",
     ],
