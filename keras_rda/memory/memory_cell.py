@@ -5,6 +5,8 @@ interface vector, the write schedule, the Cached Uniform Writing cache and
 attention, the flat state, the output projection and the config.
 """
 
+import abc
+
 import keras
 from keras import ops
 from keras import tree
@@ -28,7 +30,7 @@ def _select(condition, new, old):
     return new * c + old * (1.0 - c)
 
 
-class MemoryCell(keras.layers.Layer):
+class MemoryCell(keras.layers.Layer, abc.ABC):
     """Base class of the memory cells: controller + memory + write schedule.
 
     One step (`x_t` the input, `r_{t-1}` the previous read vectors):
@@ -120,18 +122,21 @@ class MemoryCell(keras.layers.Layer):
     # ------------------------------------------------------------------
     # Contract of the subclasses.
 
+    @abc.abstractmethod
     def _memory_shapes(self):
-        raise NotImplementedError
+        """Ordered dict: memory state name -> shape without the batch axis."""
 
+    @abc.abstractmethod
     def _interface_size(self):
-        raise NotImplementedError
+        """Size of the interface vector `xi_t`."""
 
+    @abc.abstractmethod
     def _access(self, interface, memory_states):
-        raise NotImplementedError
+        """Write then read: returns (new memory states dict, reads `[B, R, W]`)."""
 
+    @abc.abstractmethod
     def weightings(self, states):
         """Write and read weightings held in `states` (see subclasses)."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------
     # RNN-cell contract.

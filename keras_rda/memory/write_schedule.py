@@ -16,6 +16,8 @@ Reference:
     Memorization" (ICLR), section 2.2, eq. 8 and Algorithm 1.
 """
 
+import abc
+
 import keras
 import numpy as np
 from keras import ops
@@ -33,7 +35,7 @@ def check_positive_int(name, value, allow_none=False):
     return int(value)
 
 
-class WriteSchedule:
+class WriteSchedule(abc.ABC):
     """When a memory cell accesses its memory.
 
     Subclasses implement `_scheduled(step, memory_size)` (which steps inside
@@ -61,6 +63,7 @@ class WriteSchedule:
 
     def validate(self, memory_size):
         """Raise `ValueError` if the schedule does not fit `memory_size` slots."""
+        del memory_size  # every size fits, unless a subclass says otherwise
 
     # -- in the graph -------------------------------------------------------
 
@@ -103,11 +106,13 @@ class WriteSchedule:
 
     # -- to implement -------------------------------------------------------
 
+    @abc.abstractmethod
     def _scheduled(self, step, memory_size):
-        raise NotImplementedError
+        """Boolean tensor: whether 1-based `step` (int32 `[batch]`) accesses."""
 
+    @abc.abstractmethod
     def _scheduled_numpy(self, steps, memory_size):
-        raise NotImplementedError
+        """The same for a NumPy array of 1-based steps."""
 
     # -- serialisation ------------------------------------------------------
 

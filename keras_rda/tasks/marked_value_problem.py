@@ -6,6 +6,8 @@ section 2) use them. Not registered itself: see `ffa_addition.py` and
 `ffa_multiplication.py`.
 """
 
+import abc
+
 import numpy as np
 
 from keras_rda.tasks._sequences import check_positive_int
@@ -114,9 +116,9 @@ class MarkedValueProblem(Task):
         )
 
     @staticmethod
+    @abc.abstractmethod
     def combine(first, second):
         """The target from the two marked values (NumPy, elementwise)."""
-        raise NotImplementedError
 
     def marker_positions(self, rng, lengths):
         """`(N1, N2)`: int arrays `[batch]` of the two marked steps.

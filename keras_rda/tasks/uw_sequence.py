@@ -39,6 +39,8 @@ The tasks are registered as "uw-double", "uw-copy", "uw-reverse", "uw-add"
 and "uw-max" (the RDA paper's copy task is a different task).
 """
 
+import abc
+
 import numpy as np
 
 from keras_rda.tasks.task import Task
@@ -113,9 +115,9 @@ class UWSequenceTask(Task):
         self.sequence_length = self.length + 1 + self.output_length
         self.baseline = float(self.baseline_accuracy())
 
+    @abc.abstractmethod
     def decode(self, values):
         """Output values `[batch, output_length]` for input values `[batch, T]`."""
-        raise NotImplementedError
 
     def baseline_accuracy(self):
         """Accuracy of always predicting the most frequent output value."""
