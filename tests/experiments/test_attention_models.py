@@ -114,7 +114,9 @@ class _Sequences(Task):
     input_dim = 4
 
     def generate(self, batch_size, rng):
-        raise NotImplementedError
+        x = rng.standard_normal((batch_size, 7, self.input_dim)).astype(np.float32)
+        y = rng.integers(0, self.num_classes, batch_size).astype(np.int32)
+        return x, y, np.ones(batch_size, np.float32)
 
 
 def test_classification_head_emits_logits(rng):
