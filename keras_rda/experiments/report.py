@@ -20,7 +20,7 @@ def _fmt(value, metric):
 def threshold_text(task):
     """The task's criterion as text, e.g. `"accuracy > 0.99"`."""
     if task.threshold is None:
-        return "-"
+        return "threshold (the paper sets none)"
     metric, op, value = task.threshold
     return f"{metric} {op} {value:.4g}"
 
