@@ -1,6 +1,7 @@
 """RDACell and RWACell against the NumPy reference of the papers' equations."""
 
 import itertools
+import zlib
 
 import keras
 import numpy as np
@@ -28,7 +29,8 @@ def run_cell(cell, x, weights):
 
 @pytest.mark.parametrize("attention,hidden,output", COMBINATIONS)
 def test_rda_cell_matches_numpy_reference(attention, hidden, output):
-    rng = np.random.default_rng(hash((attention, hidden, output)) % 2**32)
+    # A stable seed per combination: Python's str hash changes per process.
+    rng = np.random.default_rng(zlib.crc32(f"{attention}-{hidden}-{output}".encode()))
     params = ref.random_params(rng, INPUT_DIM, UNITS, discount=True)
     x = rng.normal(size=(BATCH, STEPS, INPUT_DIM)).astype(np.float32)
     cell = keras_rda.RDACell(
