@@ -39,9 +39,13 @@ def run(task_name, model_name, min_length, learning_rate, args):
     keras.utils.set_random_seed(args.seed)
     task = get_task(task_name, min_length=min_length)
     spec = get_model_spec(model_name)
-    model = spec.build(task)
+    overrides = {"mask_padding": True} if args.mask_padding else {}
+    model = spec.build(task, **overrides)
     model.compile(
-        spec.optimizer(learning_rate), task.loss, metrics=task.keras_metrics()
+        spec.optimizer(learning_rate),
+        task.loss,
+        metrics=task.keras_metrics(),
+        jit_compile=args.jit_compile,
     )
     x_val, y_val, _ = task.held_out(args.eval_examples)
     stream = task.batches(args.batch_size, seed=args.seed)
@@ -72,12 +76,23 @@ def main(argv=None):
     )
     parser.add_argument("--models", nargs="+", default=["ffattn", "ffmean"])
     parser.add_argument("--lengths", nargs="+", type=int, default=PAPER_T0)
-    parser.add_argument("--learning-rates", nargs="+", type=float, default=[1e-2])
+    parser.add_argument("--learning-rates", nargs="+", type=float, default=[3e-3, 1e-2])
     parser.add_argument("--max-epochs", type=int, default=100)
     parser.add_argument("--steps-per-epoch", type=int, default=1000)
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--eval-examples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--mask-padding",
+        action="store_true",
+        help="mask the zero padding (the paper's model pools over it)",
+    )
+    parser.add_argument(
+        "--no-jit",
+        dest="jit_compile",
+        action="store_false",
+        help="train without XLA (the default compiles the train step)",
+    )
     args = parser.parse_args(argv)
 
     rows = []

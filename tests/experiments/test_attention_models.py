@@ -15,8 +15,11 @@ def leaky(x):
     return np.where(x > 0, x, 0.01 * x)
 
 
-def reference_forward(weights, x, attention):
-    """Section 2.1 in NumPy, one sequence at a time, real steps only.
+def reference_forward(weights, x, attention, mask_padding):
+    """Section 2.1 in NumPy, one sequence at a time.
+
+    With `mask_padding` the all-zero padding steps are left out; without it
+    they are pooled like any other step (the paper's model).
 
     h_t = LReLU(W_xh x_t + b_xh); c = eq. 1 with a(h) = tanh(W_hc h + b_hc)
     or eq. 2 (unweighted mean); s = LReLU(W_cs c + b_cs);
@@ -25,7 +28,7 @@ def reference_forward(weights, x, attention):
     w = {k: np.asarray(v, np.float64) for k, v in weights.items()}
     outputs = []
     for sequence in x:
-        real = np.any(sequence != 0.0, axis=-1)
+        real = np.any(sequence != 0.0, axis=-1) | (not mask_padding)
         h = leaky(sequence[real] @ w["h_kernel"] + w["h_bias"])
         if attention:
             e = np.tanh(h @ w["attention_kernel"] + w["attention_bias"])[:, 0]
@@ -53,17 +56,30 @@ def test_paper_parameter_counts(name, params):
     assert model.count_params() == params
 
 
+@pytest.mark.parametrize("mask_padding", [False, True])
 @pytest.mark.parametrize("name", ["ffattn", "ffmean"])
-def test_matches_numpy_model_of_section_2_1(name, rng):
+def test_matches_numpy_model_of_section_2_1(name, mask_padding, rng):
     task = get_task("ffa-multiplication", min_length=30)
-    model = get_model_spec(name).build(task, units=8)
+    model = get_model_spec(name).build(task, units=8, mask_padding=mask_padding)
     # Random biases too, so that every term of the equations matters.
     model.set_weights(
         [w + 0.3 * rng.standard_normal(w.shape) for w in model.get_weights()]
     )
     x, _, _ = task.generate(4, rng)
-    expected = reference_forward(named_weights(model), x, attention=name == "ffattn")
+    assert (x == 0.0).all(axis=-1).any()  # some padding to pool or to mask
+    expected = reference_forward(
+        named_weights(model), x, name == "ffattn", mask_padding
+    )
     np.testing.assert_allclose(np.asarray(model(x)), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_paper_models_pool_over_padding_by_default(rng):
+    task = get_task("ffa-addition", min_length=22, max_length=40)
+    for name in ("ffattn", "ffmean"):
+        model = get_model_spec(name).build(task, units=6)
+        assert not any(isinstance(x, keras.layers.Masking) for x in model.layers)
+    with pytest.raises(ValueError, match="mask_padding"):
+        get_model_spec("ffattn").build(task, mask_padding="yes")
 
 
 def test_paper_initialisation():
@@ -77,10 +93,18 @@ def test_paper_initialisation():
             np.testing.assert_array_equal(value, 0.0)
 
 
-@pytest.mark.parametrize("name", ["ffattn", "ffmean", "rda-attn", "lstm-attn"])
-def test_padding_is_ignored(name, rng):
+@pytest.mark.parametrize(
+    "name, overrides",
+    [
+        ("ffattn", {"mask_padding": True}),
+        ("ffmean", {"mask_padding": True}),
+        ("rda-attn", {}),
+        ("lstm-attn", {}),
+    ],
+)
+def test_padding_is_ignored(name, overrides, rng):
     task = get_task("ffa-addition", min_length=22, max_length=40)
-    model = get_model_spec(name).build(task, units=6)
+    model = get_model_spec(name).build(task, units=6, **overrides)
     x, _, _ = task.generate(2, rng)
     padded = np.asarray(model(x))
     for i in range(2):
