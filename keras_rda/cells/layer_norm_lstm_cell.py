@@ -19,11 +19,19 @@ class LayerNormLSTMCell(keras.layers.Layer):
     The input and recurrent pre-activations are each layer-normalised over
     all `4 * units` gate pre-activations together (one normalisation per
     vector, as the paper writes it); these normalisations have gains only,
-    the shared bias `b`
-    playing the role of their offsets. Gate order i, f, g, o as in
-    `keras.layers.LSTMCell`; the forget-gate bias starts at 1
-    (`unit_forget_bias`), other biases at 0. Keras has no layer-normalised
-    LSTM; this is the WeiNet paper's "LSTM-LN" (Figure 2).
+    the shared bias `b` playing the role of their offsets. Keras has no
+    layer-normalised LSTM; this is the WeiNet paper's "LSTM-LN" (Figure 2).
+
+    Gate order i, f, g, o as in `keras.layers.LSTMCell`. The forget-gate
+    bias starts at 1 (`unit_forget_bias`); the other biases are drawn from
+    `N(0, 0.1)`.
+    - Why not zero: with zero biases the all-zero state would be a fixed
+      point for zero input (pre-padding without a mask).
+    - At that point the normalisations see all-zero vectors. Their gain is
+      `1 / sqrt(epsilon)`, about 300, and the gradient through a run of such
+      steps grows by that factor per step: 20 leading zero steps overflowed
+      to NaN.
+    - A random candidate bias makes `c` non-zero from the first step.
 
     Args:
         units: positive int, size of `h` and `c`.
@@ -82,11 +90,13 @@ class LayerNormLSTMCell(keras.layers.Layer):
 
         def bias_init(shape, dtype=None):
             forget = 1.0 if self.unit_forget_bias else 0.0
+            # Small random i, g, o biases: see the class docstring.
+            others = keras.initializers.RandomNormal(stddev=0.1)
             return ops.concatenate(
                 [
-                    ops.zeros((n,), dtype),
+                    others((n,), dtype),
                     ops.full((n,), forget, dtype),
-                    ops.zeros((2 * n,), dtype),
+                    others((2 * n,), dtype),
                 ]
             )
 

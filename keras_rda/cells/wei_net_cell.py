@@ -68,8 +68,9 @@ class WeiNetCell(keras.layers.Layer):
       `A_t = g * A_{t-1} + (1 - g) * h_t h_t^T` (no `W_AH`).
 
     Initialisation (the paper's appendix): `A_0 = 0`; `W_A ~ N(0.9, 0.1)`,
-    `W_h ~ N(0.5, 0.1)`, `W_AH ~ N(0, 0.1)`; all other weights (`W_C`,
-    `W_D`, router `w`) `N(0, 0.1)`; biases 0; layer-norm gain 1, bias 0.
+    `W_h ~ N(0.5, 0.1)`, `W_AH ~ N(0, 0.1)`; "the rest of the network
+    parameters" `N(0, 0.1)`: `W_C`, `W_D`, the router's `w` and the biases
+    `b_C`, `b_D`; layer-norm gain 1, bias 0.
 
     Decisions where the paper is ambiguous (and why):
     - Layer normalisation "right after generating e" is applied to the
@@ -81,7 +82,13 @@ class WeiNetCell(keras.layers.Layer):
       gradients explode (cell gradients about 30x the read-out's on
       length-9 recall) and the model stayed at chance in our runs.
     - Eq. 2 and eq. 7 are written without biases; the cell has biases `b_C`,
-      `b_D` initialised to 0 (the function at initialisation is the paper's).
+      `b_D`, drawn like the other parameters from `N(0, 0.1)`. Zero biases
+      would make the all-zero state a fixed point for zero input (pre-padding
+      without a mask, blank steps). Layer normalisation of the all-zero
+      pre-activation has a gain of `1 / sqrt(epsilon)`, about 300, so the
+      gradient through a run of such steps grows by that factor per step.
+      With zero biases, 20 leading zero steps overflowed to NaN. Random
+      biases move the state off that point at the first step.
     - Each memory `k` has its own update weights `W_A^k, W_h^k, W_AH^k`:
       with shared weights and `A_0 = 0` all K memories would stay identical.
       Eq. 5 does not involve the router, so every memory is updated every
@@ -123,7 +130,8 @@ class WeiNetCell(keras.layers.Layer):
             `[5 * units, units]`, rows for `e_{t-1}, Abar^c, Abar^r, m_t,
             h_t`). Default `N(0, 0.1)` (appendix).
         router_initializer: initialiser of the router's `w` (`[K]`).
-        bias_initializer: initialiser of `b_C` and `b_D`.
+        bias_initializer: initialiser of `b_C` and `b_D`, default
+            `N(0, 0.1)` (appendix; see above).
         **kwargs: passed to `keras.layers.Layer`.
 
     Call arguments:
@@ -165,7 +173,7 @@ class WeiNetCell(keras.layers.Layer):
         memory_clip=100.0,
         kernel_initializer=None,
         router_initializer=None,
-        bias_initializer="zeros",
+        bias_initializer=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -192,7 +200,7 @@ class WeiNetCell(keras.layers.Layer):
         default = _matrix_initializer(0.0, 0.1)
         self.kernel_initializer = keras.initializers.get(kernel_initializer or default)
         self.router_initializer = keras.initializers.get(router_initializer or default)
-        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer or default)
         k, h = self.num_memories, self.units
         self.state_size = [h, h, k * h * h] + ([k] if router else [])
         self.output_size = h

@@ -166,3 +166,24 @@ def assert_round_trips(model, x, tmp_path, export=True):
         restored = tf.saved_model.load(export_dir)
         out = restored.serve(tf.constant(x))
         np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5, atol=1e-6)
+
+
+def assert_finite_gradients_after_zero_steps(cell, input_dim, zero_steps=200):
+    """A run of all-zero input steps (pre-padding, no mask) keeps gradients finite.
+
+    The sequence is `zero_steps` all-zero inputs, then 10 one-hot steps.
+    """
+    import keras
+    import tensorflow as tf
+
+    inputs = keras.Input((None, input_dim))
+    model = keras.Model(inputs, keras.layers.Dense(3)(keras.layers.RNN(cell)(inputs)))
+    x = np.zeros((2, zero_steps + 10, input_dim), np.float32)
+    hot = np.random.default_rng(0).integers(0, input_dim, (2, 10))
+    x[:, zero_steps:] = np.eye(input_dim, dtype=np.float32)[hot]
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(model(x)))
+    grads = tape.gradient(loss, model.trainable_weights)
+    assert np.isfinite(float(loss))
+    for weight, grad in zip(model.trainable_weights, grads):
+        assert np.isfinite(np.asarray(grad)).all(), weight.path

@@ -138,3 +138,7 @@ def test_mixed_precision(rng):
     y = layer(rng.normal(size=(BATCH, 50, INPUT_DIM)).astype("float32"))
     assert "float16" in str(y.dtype)
     assert np.isfinite(np.asarray(y, np.float32)).all()
+
+
+def test_finite_gradients_after_a_long_run_of_zero_inputs():
+    ref.assert_finite_gradients_after_zero_steps(FastWeightsCell(8), 5)

@@ -41,3 +41,7 @@ def test_transform_bias_and_round_trip(tmp_path, rng):
 def test_bad_arguments_raise(kwargs, argument):
     with pytest.raises(ValueError, match=f"argument `{argument}`.*got 0"):
         RecurrentHighwayCell(**kwargs)
+
+
+def test_finite_gradients_after_a_long_run_of_zero_inputs():
+    ref.assert_finite_gradients_after_zero_steps(RecurrentHighwayCell(8), 5)
