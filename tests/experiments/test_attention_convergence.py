@@ -2,7 +2,9 @@
 
 Raffel & Ellis, Table 1: the feed-forward attention model reaches 100%
 held-out accuracy on addition at T0 = 1000 after 1 epoch (1000 updates of
-100 sequences), with the best of 4 learning rates. Here: within 3 epochs.
+100 sequences), with the best of 4 learning rates. Here: within 3 epochs,
+at learning rate 3e-3, with the paper's model (which pools over the zero
+padding; see `keras_rda/experiments/attention_models.py`).
 """
 
 import numpy as np
@@ -11,7 +13,8 @@ import pytest
 from keras_rda.experiments import get_model_spec
 from keras_rda.tasks import get_task
 
-LEARNING_RATE = 1e-2  # the best of the paper's grid {3e-4, 1e-3, 3e-3, 1e-2} here
+# The best of the paper's grid {3e-4, 1e-3, 3e-3, 1e-2} at T0 = 1000 here.
+LEARNING_RATE = 3e-3
 
 
 @pytest.mark.slow
@@ -19,7 +22,7 @@ def test_attention_solves_addition_at_t0_1000():
     task = get_task("ffa-addition", min_length=1000)
     spec = get_model_spec("ffattn")
     model = spec.build(task)
-    model.compile(spec.optimizer(LEARNING_RATE), task.loss)
+    model.compile(spec.optimizer(LEARNING_RATE), task.loss, jit_compile=True)
     x_val, y_val, _ = task.held_out(1000)
     stream = task.batches(100, seed=0)
     accuracies = []
