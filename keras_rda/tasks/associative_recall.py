@@ -42,10 +42,20 @@ class AssociativeRecall(Task):
     guesses scores 0.1; the paper's LSTM and RHN reach 0.18-0.26 at lengths
     30 and 50, WeiNet 1.0 (Table 1).
 
+    Mixed lengths (a curriculum, not in the paper): with `min_length`, every
+    sequence has its own length. It is drawn uniformly from
+    `[min_length, length]`, has `(its length - 3) // 2` pairs, and is
+    left-padded with blank steps to `length`. All batches keep the shape
+    `[batch, length, 37]`. Evaluate on a task without `min_length`, which
+    has exactly `length` characters.
+
     Args:
         length: number of input characters, 5 <= length <= 56 (keys are
             distinct letters, so at most 26 pairs). Default 50, the paper's
             longest setting (`--scale small` uses 9).
+        min_length: None (every sequence has `length` characters) or the
+            shortest length of a mixed-length stream, 5 <= min_length <=
+            length.
 
     Reference:
         Zhang & Zhou, WeiNet paper, "Associative Recall task", Table 1 and
@@ -90,17 +100,11 @@ class AssociativeRecall(Task):
 
     input_dim = len(SYMBOLS)
 
-    def __init__(self, length=50):
-        if (
-            isinstance(length, bool)
-            or not isinstance(length, (int, np.integer))
-            or not MIN_LENGTH <= length <= MAX_LENGTH
-        ):
-            raise ValueError(
-                "Received an invalid value for argument `length`, expected an "
-                f"integer in [{MIN_LENGTH}, {MAX_LENGTH}], got {length!r}"
-            )
-        self.length = int(length)
+    def __init__(self, length=50, min_length=None):
+        self.length = _check_length("length", length, MIN_LENGTH, MAX_LENGTH)
+        if min_length is not None:
+            min_length = _check_length("min_length", min_length, MIN_LENGTH, length)
+        self.min_length = min_length
 
     @property
     def num_pairs(self):
@@ -109,19 +113,26 @@ class AssociativeRecall(Task):
     def generate_symbols(self, batch_size, rng):
         """Draws `(symbols, targets)`: symbol ids `[batch, length]` (-1 =
         blank step) and target digits `[batch]`."""
-        pairs = self.num_pairs
-        keys = np.argsort(rng.random((batch_size, len(LETTERS))), axis=1)[:, :pairs]
-        values = rng.integers(0, len(DIGITS), size=(batch_size, pairs))
+        most = self.num_pairs
+        keys = np.argsort(rng.random((batch_size, len(LETTERS))), axis=1)[:, :most]
+        values = rng.integers(0, len(DIGITS), size=(batch_size, most))
+        if self.min_length is None:
+            pairs = np.full(batch_size, most)
+        else:
+            pairs = rng.integers(num_pairs(self.min_length), most + 1, size=batch_size)
         which = rng.integers(0, pairs, size=batch_size)
-        rows = np.arange(batch_size)
         symbols = np.full((batch_size, self.length), -1, dtype=np.int64)
-        start = self.length - (2 * pairs + 3)
-        body = symbols[:, start:]
-        body[:, 0 : 2 * pairs : 2] = keys
-        body[:, 1 : 2 * pairs : 2] = len(LETTERS) + values
-        body[:, 2 * pairs] = QUERY
-        body[:, 2 * pairs + 1] = QUERY
-        body[:, 2 * pairs + 2] = keys[rows, which]
+        for count in np.unique(pairs):
+            rows = np.flatnonzero(pairs == count)
+            # Left-padded: the sequence ends at the last step.
+            body = symbols[rows, self.length - (2 * count + 3) :]
+            body[:, 0 : 2 * count : 2] = keys[rows, :count]
+            body[:, 1 : 2 * count : 2] = len(LETTERS) + values[rows, :count]
+            body[:, 2 * count] = QUERY
+            body[:, 2 * count + 1] = QUERY
+            body[:, 2 * count + 2] = keys[rows, which[rows]]
+            symbols[rows, self.length - (2 * count + 3) :] = body
+        rows = np.arange(batch_size)
         return symbols, values[rows, which].astype(np.int32)
 
     def generate(self, batch_size, rng):
@@ -130,6 +141,19 @@ class AssociativeRecall(Task):
         b, t = np.nonzero(symbols >= 0)
         inputs[b, t, symbols[b, t]] = 1.0
         return inputs, targets, np.ones((batch_size,), np.float32)
+
+
+def _check_length(name, value, low, high):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or not low <= value <= high
+    ):
+        raise ValueError(
+            f"Received an invalid value for argument `{name}`, expected an "
+            f"integer in [{low}, {high}], got {value!r}"
+        )
+    return int(value)
 
 
 def decode(symbols):

@@ -47,6 +47,30 @@ def test_format_and_targets(length, pairs, blank, rng):
         assert recall(text) == target
 
 
+def test_mixed_lengths_are_left_padded_valid_sequences(rng):
+    task = get_task("associative-recall", length=30, min_length=9)
+    x, y, _ = task.generate(400, rng)
+    assert x.shape == (400, 30, 37)
+    counts = set()
+    for seq, target in zip(x, y):
+        text = decode_one_hot(seq)
+        body = text.lstrip("_")
+        assert "_" not in body  # blanks only in front
+        pairs = (len(body) - 3) // 2
+        assert len(body) == 2 * pairs + 3
+        keys = body[:-3][0::2]
+        assert len(set(keys)) == pairs and text[-1] in keys
+        assert recall(text) == target
+        counts.add(pairs)
+    assert counts == set(range(3, 14))  # 9 -> 3 pairs ... 30 -> 13 pairs
+
+
+@pytest.mark.parametrize("min_length", [4, 31, 2.0])
+def test_bad_min_length_raises(min_length):
+    with pytest.raises(ValueError, match=f"argument `min_length`.*got {min_length!r}"):
+        AssociativeRecall(30, min_length=min_length)
+
+
 def test_paper_example_shape():
     """The paper's "c9k8j3f1??k" is 11 characters with 4 pairs."""
     task = AssociativeRecall(11)
