@@ -46,8 +46,9 @@ class AssociativeRecall(Task):
     sequence has its own length. It is drawn uniformly from
     `[min_length, length]`, has `(its length - 3) // 2` pairs, and is
     left-padded with blank steps to `length`. All batches keep the shape
-    `[batch, length, 37]`. Evaluate on a task without `min_length`, which
-    has exactly `length` characters.
+    `[batch, length, 37]`. The held-out set (`held_out`) always has
+    exactly `length` characters, so that the score is the full task's:
+    `keras-rda train associative-recall --seq-len 30 --task-arg min_length=9`.
 
     Args:
         length: number of input characters, 5 <= length <= 56 (keys are
@@ -134,6 +135,12 @@ class AssociativeRecall(Task):
             symbols[rows, self.length - (2 * count + 3) :] = body
         rows = np.arange(batch_size)
         return symbols, values[rows, which].astype(np.int32)
+
+    def held_out(self, num_examples, seed=12345, batch_size=None):
+        """The evaluation set, every sequence `length` characters long."""
+        if self.min_length is None:
+            return super().held_out(num_examples, seed, batch_size)
+        return AssociativeRecall(self.length).held_out(num_examples, seed)
 
     def generate(self, batch_size, rng):
         symbols, targets = self.generate_symbols(batch_size, rng)

@@ -63,6 +63,12 @@ def test_mixed_lengths_are_left_padded_valid_sequences(rng):
         assert recall(text) == target
         counts.add(pairs)
     assert counts == set(range(3, 14))  # 9 -> 3 pairs ... 30 -> 13 pairs
+    # Scored on the full task: the held-out set has no blank prefix.
+    x_test, y_test, _ = task.held_out(50)
+    np.testing.assert_array_equal(
+        x_test, get_task("associative-recall", length=30).held_out(50)[0]
+    )
+    assert all(decode_one_hot(s).count("_") == 1 for s in x_test)
 
 
 @pytest.mark.parametrize("min_length", [4, 31, 2.0])
