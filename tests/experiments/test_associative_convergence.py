@@ -16,8 +16,10 @@ WeiNet uses the "row and col" update of the paper's Figure 3, which trains
 fastest. WeiNet must reach 0.95. LSTM, trained the same way for as many
 steps as WeiNet needed, must stay below 0.5 (the paper: 25.6%).
 
-Without the curriculum, WeiNet at 3e-3 was still at 0.153 after 8,000
-steps, near chance (0.10) until about 6,000.
+Measured (seed 0, this 2-core CPU, 36.5 minutes): WeiNet 0.951 after 15,500
+steps (0.90 at 8,000); LSTM 0.446 after the same 15,500 steps, at
+0.23-0.28 until 13,500, then climbing. Without the curriculum, WeiNet at
+3e-3 was still at 0.153 after 8,000 steps.
 """
 
 import keras
