@@ -6,6 +6,7 @@ import numpy as np
 
 from keras_rda.tasks.task import Task
 from keras_rda.tasks.task import register_task
+from keras_rda.utils.validation import int_in_range
 
 LETTERS = string.ascii_lowercase  # 26 keys
 DIGITS = string.digits  # 10 values
@@ -103,9 +104,9 @@ class AssociativeRecall(Task):
     input_dim = len(SYMBOLS)
 
     def __init__(self, length=50, min_length=None):
-        self.length = _check_length("length", length, MIN_LENGTH, MAX_LENGTH)
+        self.length = int_in_range("length", length, MIN_LENGTH, MAX_LENGTH)
         if min_length is not None:
-            min_length = _check_length("min_length", min_length, MIN_LENGTH, length)
+            min_length = int_in_range("min_length", min_length, MIN_LENGTH, length)
         self.min_length = min_length
 
     @property
@@ -149,19 +150,6 @@ class AssociativeRecall(Task):
         b, t = np.nonzero(symbols >= 0)
         inputs[b, t, symbols[b, t]] = 1.0
         return inputs, targets, np.ones((batch_size,), np.float32)
-
-
-def _check_length(name, value, low, high):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, np.integer))
-        or not low <= value <= high
-    ):
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected an "
-            f"integer in [{low}, {high}], got {value!r}"
-        )
-    return int(value)
 
 
 def decode(symbols):

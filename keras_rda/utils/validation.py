@@ -29,6 +29,17 @@ def non_negative_int(name, value):
     return int(value)
 
 
+def int_in_range(name, value, low, high):
+    """`value` as an int if it is an integer in `[low, high]`."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not low <= value <= high
+    ):
+        raise _invalid(name, f"an integer in [{low}, {high}]", value)
+    return int(value)
+
+
 def rate(name, value):
     """`value` as a float in [0, 1) (dropout rates)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
