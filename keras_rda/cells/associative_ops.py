@@ -4,7 +4,7 @@ Small functions named after the papers' operations, written with `keras.ops`
 only, so that `FastWeightsCell`, `WeiNetCell`, `LayerNormLSTMCell` and
 `RecurrentHighwayCell` share one implementation of layer normalisation, of
 the outer product `h h^T`, of the memory reads `A h` / `h^T A` / `h^T A h`,
-and of argument validation.
+(argument validation is `keras_rda.utils.validation`).
 
 Shapes: `h` is `[batch, units]`, a memory `A` is `[batch, units, units]`
 (or `[batch, num_memories, units, units]` for WeiNet's array of memories).
@@ -13,59 +13,11 @@ Shapes: `h` is `[batch, units]`, a memory `A` is `[batch, units, units]`
 import keras
 from keras import ops
 
+from keras_rda.utils import validation
+
 # Variance floor of layer normalisation. Large enough for float16 / mixed
 # precision, small enough to be invisible for activations of order one.
 LAYER_NORM_EPSILON = 1e-5
-
-
-def check_positive_int(name, value):
-    """Raises the Keras-style ValueError unless `value` is a positive int."""
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected a "
-            f"positive integer, got {value!r}"
-        )
-    return value
-
-
-def check_float_range(name, value, low, high, low_open=False, high_open=False):
-    """Raises the Keras-style ValueError unless `low <= value <= high`."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if ok:
-        value = float(value)
-        ok = (value > low if low_open else value >= low) and (
-            value < high if high_open else value <= high
-        )
-    if not ok:
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected a "
-            f"number in {lo}{low}, {high}{hi}, got {value!r}"
-        )
-    return value
-
-
-def check_choice(name, value, choices):
-    """Raises the Keras-style ValueError unless `value` is one of `choices`."""
-    if value not in choices:
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected one "
-            f"of {', '.join(repr(c) for c in choices)}, got {value!r}"
-        )
-    return value
-
-
-def check_input_rank(layer, input_shape, name="inputs"):
-    """A cell's step input must be `[batch, features]` with known features."""
-    if len(input_shape) != 2 or input_shape[-1] is None:
-        raise ValueError(
-            f"Received an invalid value for argument `{name}` of "
-            f"{type(layer).__name__}, expected a step input of shape "
-            f"[batch, features] with known features, got shape "
-            f"{tuple(input_shape)}"
-        )
-    return int(input_shape[-1])
 
 
 def add_layer_norm_weights(layer, name, units):
@@ -151,5 +103,5 @@ def matrices_to_flat(matrices):
 
 def get_activation(name, argument="activation", choices=("tanh", "relu", "linear")):
     """A validated activation function from its name."""
-    check_choice(argument, name, choices)
+    validation.one_of(argument, name, choices)
     return keras.activations.get(name)

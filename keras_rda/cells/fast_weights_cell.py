@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -97,12 +98,12 @@ class FastWeightsCell(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.units = aops.check_positive_int("units", units)
-        self.decay = aops.check_float_range("decay", decay, 0.0, 1.0)
-        self.fast_learning_rate = aops.check_float_range(
+        self.units = validation.positive_int("units", units)
+        self.decay = validation.in_range("decay", decay, 0.0, 1.0)
+        self.fast_learning_rate = validation.in_range(
             "fast_learning_rate", fast_learning_rate, 0.0, float("inf")
         )
-        self.inner_steps = aops.check_positive_int("inner_steps", inner_steps)
+        self.inner_steps = validation.positive_int("inner_steps", inner_steps)
         if not isinstance(layer_norm, bool):
             raise ValueError(
                 "Received an invalid value for argument `layer_norm`, "
@@ -120,7 +121,7 @@ class FastWeightsCell(keras.layers.Layer):
         self.output_size = self.units
 
     def build(self, input_shape):
-        input_dim = aops.check_input_rank(self, input_shape)
+        input_dim = validation.step_input_dim(self, input_shape)
         self.kernel = self.add_weight(
             shape=(input_dim, self.units),
             name="kernel",

@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -69,7 +70,7 @@ class LayerNormLSTMCell(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.units = aops.check_positive_int("units", units)
+        self.units = validation.positive_int("units", units)
         self.unit_forget_bias = bool(unit_forget_bias)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
@@ -77,7 +78,7 @@ class LayerNormLSTMCell(keras.layers.Layer):
         self.output_size = self.units
 
     def build(self, input_shape):
-        input_dim = aops.check_input_rank(self, input_shape)
+        input_dim = validation.step_input_dim(self, input_shape)
         n = self.units
         self.kernel = self.add_weight(
             shape=(input_dim, 4 * n), name="kernel", initializer=self.kernel_initializer

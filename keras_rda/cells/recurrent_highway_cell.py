@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -71,16 +72,16 @@ class RecurrentHighwayCell(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.units = aops.check_positive_int("units", units)
-        self.depth = aops.check_positive_int("depth", depth)
+        self.units = validation.positive_int("units", units)
+        self.depth = validation.positive_int("depth", depth)
         self.layer_norm = bool(layer_norm)
-        self.transform_bias = aops.check_float_range(
+        self.transform_bias = validation.in_range(
             "transform_bias",
             transform_bias,
             float("-inf"),
             float("inf"),
-            low_open=True,
-            high_open=True,
+            low_inclusive=False,
+            high_inclusive=False,
         )
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
@@ -88,7 +89,7 @@ class RecurrentHighwayCell(keras.layers.Layer):
         self.output_size = self.units
 
     def build(self, input_shape):
-        input_dim = aops.check_input_rank(self, input_shape)
+        input_dim = validation.step_input_dim(self, input_shape)
         n, depth = self.units, self.depth
         self.kernel = self.add_weight(
             shape=(input_dim, 2 * n), name="kernel", initializer=self.kernel_initializer

@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.utils import validation
 
 UPDATES = ("elementwise", "row_col", "gated")
 
@@ -177,9 +178,9 @@ class WeiNetCell(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.units = aops.check_positive_int("units", units)
-        self.num_memories = aops.check_positive_int("num_memories", num_memories)
-        self.update = aops.check_choice("update", update, UPDATES)
+        self.units = validation.positive_int("units", units)
+        self.num_memories = validation.positive_int("num_memories", num_memories)
+        self.update = validation.one_of("update", update, UPDATES)
         for name, value in (("router", router), ("layer_norm", layer_norm)):
             if not isinstance(value, bool):
                 raise ValueError(
@@ -193,8 +194,8 @@ class WeiNetCell(keras.layers.Layer):
             update_activation, "update_activation", ("linear", "tanh")
         )
         if memory_clip is not None:
-            memory_clip = aops.check_float_range(
-                "memory_clip", memory_clip, 0.0, float("inf"), low_open=True
+            memory_clip = validation.in_range(
+                "memory_clip", memory_clip, 0.0, float("inf"), low_inclusive=False
             )
         self.memory_clip = memory_clip
         default = _matrix_initializer(0.0, 0.1)
@@ -207,7 +208,7 @@ class WeiNetCell(keras.layers.Layer):
 
     # ----------------------------------------------------------------- build
     def build(self, input_shape):
-        input_dim = aops.check_input_rank(self, input_shape)
+        input_dim = validation.step_input_dim(self, input_shape)
         h, k = self.units, self.num_memories
         self.kernel = self.add_weight(
             shape=(input_dim, h), name="kernel", initializer=self.kernel_initializer

@@ -43,6 +43,8 @@ import zipfile
 
 import numpy as np
 
+from keras_rda.utils import validation
+
 URL = "http://mattmahoney.net/dc/enwik8.zip"
 ZIP_SIZE = 36_445_475
 ENWIK8_SIZE = 100_000_000
@@ -135,7 +137,7 @@ def enwik8(path=None, *, cache_dir=None, split_fractions=SPLIT_FRACTIONS, verify
         ValueError: the file is truncated, corrupt, not enwik8, or too small
             to split.
     """
-    fractions = _check_fractions(split_fractions)
+    fractions = validation.fractions("split_fractions", split_fractions, 3)
     file = _locate(path, cache_dir)
     data, name = _read_bytes(file)
     if verify:
@@ -151,7 +153,7 @@ def split_tokens(tokens, split_fractions=SPLIT_FRACTIONS):
     Sizes are `round(f * N)` for train and valid, the rest for test, so a
     10^8-byte file gives exactly 90M/5M/5M and 10^6 bytes 900k/50k/50k.
     """
-    fractions = _check_fractions(split_fractions)
+    fractions = validation.fractions("split_fractions", split_fractions, 3)
     n = len(tokens)
     n_train = int(round(fractions[0] * n))
     n_valid = int(round(fractions[1] * n))
@@ -183,7 +185,7 @@ def batchify(tokens, batch_size):
         Array `[batch_size, N // batch_size]`; row i holds tokens
         `[i * L, (i + 1) * L)`. The last `N % batch_size` tokens are dropped.
     """
-    _check_positive("batch_size", batch_size)
+    validation.positive_int("batch_size", batch_size)
     tokens = np.asarray(tokens)
     row_len = len(tokens) // batch_size
     if row_len < 2:
@@ -196,7 +198,7 @@ def batchify(tokens, batch_size):
 
 def num_segments(num_tokens, batch_size, bptt, drop_remainder=True):
     """Number of segments `segment_dataset` yields for `num_tokens` tokens."""
-    _check_positive("bptt", bptt)
+    validation.positive_int("bptt", bptt)
     predicted = num_tokens // batch_size - 1  # each row predicts L - 1 tokens
     if drop_remainder:
         return max(predicted // bptt, 0)
@@ -273,24 +275,6 @@ def segment_dataset(tokens, batch_size, bptt, start_segment=0, drop_remainder=Tr
         ds = ds.concatenate(part)
     ds = ds.map(lambda x, y: (tf.cast(x, tf.int32), tf.cast(y, tf.int32)))
     return ds.prefetch(tf.data.AUTOTUNE)
-
-
-def _check_positive(name, value):
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected a "
-            f"positive integer, got {value!r}"
-        )
-
-
-def _check_fractions(fractions):
-    fractions = tuple(float(f) for f in fractions)
-    if len(fractions) != 3 or min(fractions) <= 0 or abs(sum(fractions) - 1) > 1e-9:
-        raise ValueError(
-            "Received an invalid value for argument `split_fractions`, expected "
-            f"three positive fractions summing to 1, got {fractions}"
-        )
-    return fractions
 
 
 def _locate(path, cache_dir):

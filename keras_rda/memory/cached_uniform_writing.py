@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from keras_rda.memory.write_schedule import WriteSchedule
-from keras_rda.memory.write_schedule import check_positive_int
+from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -38,7 +38,7 @@ class CachedUniformWriting(WriteSchedule):
 
     def __init__(self, cache_size, encoding_steps=None):
         super().__init__(encoding_steps=encoding_steps)
-        self.cache_size = check_positive_int("cache_size", cache_size)
+        self.cache_size = validation.positive_int("cache_size", cache_size)
         if self.encoding_steps is not None and self.cache_size > self.encoding_steps:
             raise ValueError(
                 "Received an invalid value for argument `cache_size`, expected "

@@ -7,7 +7,7 @@ from keras import ops
 
 from keras_rda.memory import addressing
 from keras_rda.memory.memory_cell import MemoryCell
-from keras_rda.memory.write_schedule import check_positive_int
+from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -106,7 +106,9 @@ class DNCCell(MemoryCell):
         bias_initializer="zeros",
         **kwargs,
     ):
-        self.num_write_heads = check_positive_int("num_write_heads", num_write_heads)
+        self.num_write_heads = validation.positive_int(
+            "num_write_heads", num_write_heads
+        )
         super().__init__(
             controller,
             memory_size,

@@ -11,8 +11,8 @@ import keras
 from keras import ops
 from keras import tree
 
-from keras_rda.memory.write_schedule import check_positive_int
 from keras_rda.memory.write_schedule import get_write_schedule
+from keras_rda.utils import validation
 
 # The step counter is kept in two state entries (t = high * BASE + low) so
 # that it stays an exact integer in float16/bfloat16 states (mixed precision).
@@ -78,12 +78,12 @@ class MemoryCell(keras.layers.Layer, abc.ABC):
                 f"{controller!r}"
             )
         self.controller = controller
-        self.memory_size = check_positive_int("memory_size", memory_size)
-        self.word_size = check_positive_int("word_size", word_size)
-        self.num_read_heads = check_positive_int("num_read_heads", num_read_heads)
+        self.memory_size = validation.positive_int("memory_size", memory_size)
+        self.word_size = validation.positive_int("word_size", word_size)
+        self.num_read_heads = validation.positive_int("num_read_heads", num_read_heads)
         self.write_schedule = get_write_schedule(write_schedule)
         self.write_schedule.validate(self.memory_size)
-        self.output_units = check_positive_int(
+        self.output_units = validation.positive_int(
             "output_units", output_units, allow_none=True
         )
         self.kernel_initializer = keras.initializers.get(kernel_initializer)

@@ -5,7 +5,7 @@ import numpy as np
 from keras import ops
 
 from keras_rda.memory.write_schedule import WriteSchedule
-from keras_rda.memory.write_schedule import check_positive_int
+from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -34,7 +34,7 @@ class RandomWriting(WriteSchedule):
 
     def __init__(self, rate=None, sequence_length=None, encoding_steps=None, seed=None):
         super().__init__(encoding_steps=encoding_steps)
-        self.sequence_length = check_positive_int(
+        self.sequence_length = validation.positive_int(
             "sequence_length", sequence_length, allow_none=True
         )
         if rate is not None and (

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from keras_rda.memory.write_schedule import WriteSchedule
-from keras_rda.memory.write_schedule import check_positive_int
+from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -42,8 +42,8 @@ class UniformWriting(WriteSchedule):
 
     def __init__(self, interval=None, sequence_length=None, encoding_steps=None):
         super().__init__(encoding_steps=encoding_steps)
-        self.interval = check_positive_int("interval", interval, allow_none=True)
-        self.sequence_length = check_positive_int(
+        self.interval = validation.positive_int("interval", interval, allow_none=True)
+        self.sequence_length = validation.positive_int(
             "sequence_length", sequence_length, allow_none=True
         )
         if (self.interval is None) == (self.sequence_length is None):

@@ -22,17 +22,7 @@ import keras
 import numpy as np
 from keras import ops
 
-
-def check_positive_int(name, value, allow_none=False):
-    """Raise the Keras-style `ValueError` unless `value` is a positive int."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected a "
-            f"positive integer, got {value!r}"
-        )
-    return int(value)
+from keras_rda.utils import validation
 
 
 class WriteSchedule(abc.ABC):
@@ -52,7 +42,7 @@ class WriteSchedule(abc.ABC):
     cache_size = None
 
     def __init__(self, encoding_steps=None):
-        self.encoding_steps = check_positive_int(
+        self.encoding_steps = validation.positive_int(
             "encoding_steps", encoding_steps, allow_none=True
         )
 

@@ -3,21 +3,6 @@
 import numpy as np
 
 
-def check_positive_int(name, value, minimum=1):
-    """Raises the Keras-style ValueError unless `value` is an int >= minimum."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        ok = False
-    else:
-        ok = value >= minimum
-    if not ok:
-        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected "
-            f"{kind}, got {value!r}"
-        )
-    return int(value)
-
-
 def one_hot(indices, depth):
     """float32 one-hot encoding of an int array: shape `indices.shape + (depth,)`."""
     return np.eye(depth, dtype=np.float32)[indices]

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from keras_rda.tasks._sequences import check_positive_int
 from keras_rda.tasks._sequences import two_distinct_positions
 from keras_rda.tasks.task import Task
 from keras_rda.tasks.task import register_task
+from keras_rda.utils import validation
 
 
 @register_task
@@ -46,7 +46,7 @@ class Addition(Task):
     value_channel = 0
 
     def __init__(self, length=1000):
-        self.length = check_positive_int("length", length, minimum=2)
+        self.length = validation.int_at_least("length", length, 2)
 
     def generate(self, batch_size, rng):
         values = rng.uniform(0.0, 1.0, size=(batch_size, self.length))

@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from keras_rda.tasks._sequences import check_positive_int
 from keras_rda.tasks._sequences import length_mask
 from keras_rda.tasks._sequences import nonzero_normal
 from keras_rda.tasks.task import Task
 from keras_rda.tasks.task import register_task
+from keras_rda.utils import validation
 
 
 @register_task
@@ -47,13 +47,10 @@ class ClassifyLength(Task):
     input_dim = 1
 
     def __init__(self, max_length=1000, min_length=1):
-        self.max_length = check_positive_int("max_length", max_length, minimum=2)
-        self.min_length = check_positive_int("min_length", min_length, minimum=0)
-        if self.min_length > self.max_length:
-            raise ValueError(
-                "Received an invalid value for argument `min_length`, expected "
-                f"an integer <= max_length={self.max_length}, got {min_length!r}"
-            )
+        self.max_length = validation.int_at_least("max_length", max_length, 2)
+        self.min_length = validation.int_in_range(
+            "min_length", min_length, 0, self.max_length
+        )
 
     def generate(self, batch_size, rng):
         lengths = rng.integers(self.min_length, self.max_length + 1, size=batch_size)

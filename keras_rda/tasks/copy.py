@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from keras_rda.tasks._sequences import check_positive_int
 from keras_rda.tasks._sequences import copy_batch
 from keras_rda.tasks.task import Task
 from keras_rda.tasks.task import register_task
+from keras_rda.utils import validation
 
 
 @register_task
@@ -46,15 +46,12 @@ class Copy(Task):
     training_scales = {"small": {"steps": 400}}
 
     def __init__(self, length=1000, num_symbols=8, copy_length=10):
-        self.num_symbols = check_positive_int("num_symbols", num_symbols)
-        self.copy_length = check_positive_int("copy_length", copy_length)
-        self.length = check_positive_int("length", length)
-        if self.length < 2 * self.copy_length + 1:
-            raise ValueError(
-                "Received an invalid value for argument `length`, expected an "
-                f"integer >= 2 * copy_length + 1 = {2 * self.copy_length + 1}, "
-                f"got {length!r}"
-            )
+        self.num_symbols = validation.positive_int("num_symbols", num_symbols)
+        self.copy_length = validation.positive_int("copy_length", copy_length)
+        # Room for the symbols, the recall marker and their copy.
+        self.length = validation.int_at_least(
+            "length", length, 2 * self.copy_length + 1
+        )
         self.input_dim = self.num_symbols + 2
         self.num_classes = self.num_symbols + 1
 

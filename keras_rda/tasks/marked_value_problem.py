@@ -10,8 +10,8 @@ import abc
 
 import numpy as np
 
-from keras_rda.tasks._sequences import check_positive_int
 from keras_rda.tasks.task import Task
+from keras_rda.utils import validation
 
 # Raffel & Ellis, section 2: "A sequence is considered correctly processed if
 # the absolute difference between the predicted and target values is less
@@ -108,11 +108,11 @@ class MarkedValueProblem(Task):
     neutral = 0.0
 
     def __init__(self, min_length=1000, max_length=None):
-        self.min_length = check_positive_int("min_length", min_length, minimum=22)
+        self.min_length = validation.int_at_least("min_length", min_length, 22)
         if max_length is None:
             max_length = self.min_length + self.min_length // 10
-        self.max_length = check_positive_int(
-            "max_length", max_length, minimum=self.min_length
+        self.max_length = validation.int_at_least(
+            "max_length", max_length, self.min_length
         )
 
     @staticmethod

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from keras_rda.tasks._sequences import check_positive_int
 from keras_rda.tasks.task import Task
 from keras_rda.tasks.task import register_task
+from keras_rda.utils import validation
 
 
 @register_task
@@ -46,12 +46,7 @@ class SequentialMnist(Task):
 
     def __init__(self, path=None, pool=1, permutation_seed=0):
         self.path = None if path is None else str(path)
-        self.pool = check_positive_int("pool", pool)
-        if 28 % self.pool:
-            raise ValueError(
-                "Received an invalid value for argument `pool`, expected a "
-                f"divisor of 28, got {pool!r}"
-            )
+        self.pool = int(validation.one_of("pool", pool, (1, 2, 4, 7, 14, 28)))
         self.permutation_seed = int(permutation_seed)
         self._data = None
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from keras_rda.tasks._sequences import check_positive_int
 from keras_rda.tasks.copy import Copy
 from keras_rda.tasks.task import register_task
+from keras_rda.utils import validation
 
 
 @register_task
@@ -57,17 +57,13 @@ class Multicopy(Copy):
     def __init__(
         self, num_copies=50, block_length=20, num_symbols=8, copy_length=8, gap=2
     ):
-        self.num_copies = check_positive_int("num_copies", num_copies)
-        self.block_length = check_positive_int("block_length", block_length)
-        self.gap = check_positive_int("gap", gap)
-        copy_length = check_positive_int("copy_length", copy_length)
-        needed = 2 * copy_length + gap
-        if self.block_length < needed:
-            raise ValueError(
-                "Received an invalid value for argument `block_length`, expected "
-                f"an integer >= 2 * copy_length + gap = {needed}, got "
-                f"{block_length!r}"
-            )
+        self.num_copies = validation.positive_int("num_copies", num_copies)
+        self.gap = validation.positive_int("gap", gap)
+        copy_length = validation.positive_int("copy_length", copy_length)
+        # A block holds the symbols, the gap and their copy.
+        self.block_length = validation.int_at_least(
+            "block_length", block_length, 2 * copy_length + self.gap
+        )
         super().__init__(
             length=self.num_copies * self.block_length,
             num_symbols=num_symbols,

@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from keras_rda.tasks._sequences import check_positive_int
 from keras_rda.tasks._sequences import length_mask
 from keras_rda.tasks._sequences import one_hot
 from keras_rda.tasks.task import Task
 from keras_rda.tasks.task import register_task
+from keras_rda.utils import validation
 
 SYMBOLS = "BTPSXVE"
 
@@ -104,13 +104,10 @@ class Reber(Task):
     input_dim = len(SYMBOLS)
 
     def __init__(self, max_length=30, typo_probability=0.5):
-        self.max_length = check_positive_int("max_length", max_length, minimum=5)
-        if not 0.0 <= typo_probability <= 1.0:
-            raise ValueError(
-                "Received an invalid value for argument `typo_probability`, "
-                f"expected a number in [0, 1], got {typo_probability!r}"
-            )
-        self.typo_probability = float(typo_probability)
+        self.max_length = validation.int_at_least("max_length", max_length, 5)
+        self.typo_probability = validation.in_range(
+            "typo_probability", typo_probability, 0.0, 1.0
+        )
 
     def sentences(self, batch_size, rng):
         """`batch_size` sentences (strings) and their labels (1 = valid)."""

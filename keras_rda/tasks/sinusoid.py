@@ -28,7 +28,7 @@ import numpy as np
 
 from keras_rda.tasks.task import Task
 from keras_rda.tasks.task import register_task
-from keras_rda.tasks.uw_sequence import _positive_int
+from keras_rda.utils import validation
 
 # E[A^2] / 2 for A ~ U(1, 5): (5^3 - 1^3) / (3 * 4) / 2.
 _CENTRE_LINE_MSE = (5.0**3 - 1.0**3) / (3.0 * 4.0) / 2.0
@@ -73,21 +73,18 @@ class SinusoidTask(Task):
     default_noise = 0.0
 
     def __init__(self, length=100, noise=None):
-        self.length = _positive_int("length", length)
+        self.length = validation.positive_int("length", length)
         if noise is None:
             noise = self.default_noise
-        if not np.isfinite(noise) or noise < 0:
-            raise ValueError(
-                f"Received an invalid value for argument `noise`, expected a "
-                f"finite number >= 0, got {noise!r}"
-            )
-        self.noise = float(noise)
+        self.noise = validation.in_range(
+            "noise", noise, 0.0, float("inf"), high_inclusive=False
+        )
         self.encoding_length = self.length
         self.output_length = self.length
         self.sequence_length = 2 * self.length
 
     def generate(self, batch_size, rng):
-        batch_size = _positive_int("batch_size", batch_size)
+        batch_size = validation.positive_int("batch_size", batch_size)
         steps = self.length
         points = sinusoid_points(batch_size, 2 * steps, rng)
         seen = points[:, :steps]

@@ -11,6 +11,8 @@ import abc
 
 import numpy as np
 
+from keras_rda.utils import validation
+
 _REGISTRY = {}
 
 SCALES = ("small", "paper")
@@ -152,7 +154,7 @@ class Task(abc.ABC):
                 `cls.scales["small"]`).
             **overrides: constructor arguments that win over the scale's.
         """
-        _check_scale(scale)
+        validation.one_of("scale", scale, SCALES)
         kwargs = dict(cls.scales.get(scale, {}))
         kwargs.update(overrides)
         return cls(**kwargs)
@@ -164,7 +166,7 @@ class Task(abc.ABC):
         `DEFAULT_TRAINING[scale]` updated with `cls.training_scales[scale]`;
         at paper scale `steps` defaults to `cls.paper_steps` when set.
         """
-        _check_scale(scale)
+        validation.one_of("scale", scale, SCALES)
         settings = dict(DEFAULT_TRAINING[scale])
         if scale == "paper" and cls.paper_steps:
             settings["steps"] = cls.paper_steps
@@ -268,11 +270,3 @@ class Task(abc.ABC):
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
         return f"{type(self).__name__}({args})"
-
-
-def _check_scale(scale):
-    if scale not in SCALES:
-        raise ValueError(
-            f"Received an invalid value for argument `scale`, expected one of "
-            f"{', '.join(SCALES)}, got {scale!r}"
-        )

@@ -45,20 +45,7 @@ import numpy as np
 
 from keras_rda.tasks.task import Task
 from keras_rda.tasks.task import register_task
-
-
-def _positive_int(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected an "
-            f"integer >= {minimum}, got {value!r}"
-        )
-    if value < minimum:
-        raise ValueError(
-            f"Received an invalid value for argument `{name}`, expected an "
-            f"integer >= {minimum}, got {value}"
-        )
-    return int(value)
+from keras_rda.utils import validation
 
 
 class UWSequenceTask(Task):
@@ -99,9 +86,9 @@ class UWSequenceTask(Task):
     def __init__(self, length=50, low=1, high=None):
         if high is None:
             high = self.default_high
-        self.length = _positive_int("length", length, self.min_length)
-        self.low = _positive_int("low", low, 0)
-        self.high = _positive_int("high", high, 0)
+        self.length = validation.int_at_least("length", length, self.min_length)
+        self.low = validation.int_at_least("low", low, 0)
+        self.high = validation.int_at_least("high", high, 0)
         if self.high <= self.low:
             raise ValueError(
                 f"Received an invalid value for argument `high`, expected an "
@@ -124,7 +111,7 @@ class UWSequenceTask(Task):
         return 1.0 / self.num_values
 
     def generate(self, batch_size, rng):
-        batch_size = _positive_int("batch_size", batch_size)
+        batch_size = validation.positive_int("batch_size", batch_size)
         steps, eos = self.length, self.num_values
         values = rng.integers(self.low, self.high + 1, size=(batch_size, steps))
         inputs = np.zeros(

@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 
-from keras_rda.tasks._sequences import check_positive_int
 from keras_rda.tasks.copy import Copy
 from keras_rda.tasks.task import register_task
+from keras_rda.utils import validation
 
 
 @register_task
@@ -39,8 +39,8 @@ class VariableCopy(Copy):
     training_scales = {"small": {"steps": 300}}
 
     def __init__(self, blank_length=100, num_symbols=8, copy_length=10):
-        blank_length = check_positive_int("blank_length", blank_length)
-        copy_length = check_positive_int("copy_length", copy_length)
+        blank_length = validation.positive_int("blank_length", blank_length)
+        copy_length = validation.positive_int("copy_length", copy_length)
         super().__init__(
             length=2 * copy_length + blank_length,
             num_symbols=num_symbols,

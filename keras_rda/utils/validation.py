@@ -1,52 +1,71 @@
-"""Argument checks that raise `ValueError` in Keras's wording.
+"""Argument checks: the package's one place for validating user input.
 
-Every message names the argument and the value received, e.g.
-"Received an invalid value for argument `units`, expected a positive
-integer, got 0".
+Every check returns the value in its canonical Python type (a Python `int`
+for any integral number, NumPy integers included; a Python `float` for
+rates and ranges) or raises a `ValueError` in Keras's wording, naming the
+argument and the value received, e.g.
+
+    Received an invalid value for argument `units`, expected a positive
+    integer, got 0
+
+Booleans are never accepted as numbers.
 """
 
 import numbers
 
 
-def _invalid(name, expected, value):
+def invalid_value(name, expected, value):
+    """The `ValueError` every check raises (also for one-off checks elsewhere).
+
+    Args:
+        name: the argument's name, as the user wrote it.
+        expected: what was expected, e.g. "a positive integer".
+        value: what was received (shown with `repr`).
+    """
     return ValueError(
         f"Received an invalid value for argument `{name}`, expected {expected}, "
         f"got {value!r}"
     )
 
 
-def positive_int(name, value):
-    """`value` as an int if it is an integer >= 1 (bools are rejected)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise _invalid(name, "a positive integer", value)
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def int_at_least(name, value, minimum):
+    """`value` as an int if it is an integer >= `minimum`."""
+    if not _is_int(value) or value < minimum:
+        if minimum == 1:
+            expected = "a positive integer"
+        elif minimum == 0:
+            expected = "a non-negative integer"
+        else:
+            expected = f"an integer >= {minimum}"
+        raise invalid_value(name, expected, value)
     return int(value)
+
+
+def positive_int(name, value, allow_none=False):
+    """`value` as an int if it is an integer >= 1 (or None with `allow_none`)."""
+    if value is None and allow_none:
+        return None
+    return int_at_least(name, value, 1)
 
 
 def non_negative_int(name, value):
     """`value` as an int if it is an integer >= 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise _invalid(name, "a non-negative integer", value)
-    return int(value)
+    return int_at_least(name, value, 0)
 
 
 def int_in_range(name, value, low, high):
     """`value` as an int if it is an integer in `[low, high]`."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or not low <= value <= high
-    ):
-        raise _invalid(name, f"an integer in [{low}, {high}]", value)
+    if not _is_int(value) or not low <= value <= high:
+        raise invalid_value(name, f"an integer in [{low}, {high}]", value)
     return int(value)
-
-
-def rate(name, value):
-    """`value` as a float in [0, 1) (dropout rates)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise _invalid(name, "a float in [0, 1)", value)
-    if not 0.0 <= float(value) < 1.0:
-        raise _invalid(name, "a float in [0, 1)", value)
-    return float(value)
 
 
 def in_range(name, value, low, high, low_inclusive=True, high_inclusive=True):
@@ -54,18 +73,67 @@ def in_range(name, value, low, high, low_inclusive=True, high_inclusive=True):
     lo = "[" if low_inclusive else "("
     hi = "]" if high_inclusive else ")"
     expected = f"a number in {lo}{low}, {high}{hi}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise _invalid(name, expected, value)
+    if not _is_real(value):
+        raise invalid_value(name, expected, value)
     value = float(value)
     ok_low = value >= low if low_inclusive else value > low
     ok_high = value <= high if high_inclusive else value < high
     if not (ok_low and ok_high):
-        raise _invalid(name, expected, value)
+        raise invalid_value(name, expected, value)
     return value
+
+
+def rate(name, value):
+    """`value` as a float in [0, 1) (dropout rates)."""
+    if not _is_real(value) or not 0.0 <= float(value) < 1.0:
+        raise invalid_value(name, "a float in [0, 1)", value)
+    return float(value)
 
 
 def one_of(name, value, choices):
     """`value` if it is one of `choices` (case-sensitive strings)."""
-    if value not in choices:
-        raise _invalid(name, f"one of {', '.join(repr(c) for c in choices)}", value)
-    return value
+    try:
+        found = any(value == choice for choice in choices)
+    except (TypeError, ValueError):  # e.g. arrays, whose == is element-wise
+        found = False
+    if found is True:
+        return value
+    raise invalid_value(name, f"one of {', '.join(repr(c) for c in choices)}", value)
+
+
+def fractions(name, values, count):
+    """`values` as a tuple of `count` positive floats summing to 1."""
+    try:
+        result = tuple(float(v) for v in values)
+    except (TypeError, ValueError):
+        result = None
+    if (
+        result is None
+        or len(result) != count
+        or min(result) <= 0
+        or abs(sum(result) - 1) > 1e-9
+    ):
+        raise invalid_value(name, f"{count} positive fractions summing to 1", values)
+    return result
+
+
+def step_input_dim(layer, input_shape, name="inputs"):
+    """The feature size of a cell's step input `[batch, features]`.
+
+    Args:
+        layer: the cell (named in the message).
+        input_shape: the shape given to `build`.
+        name: the argument's name.
+
+    Returns:
+        `features` as an int.
+    """
+    input_shape = tuple(input_shape)
+    if len(input_shape) != 2 or input_shape[-1] is None:
+        raise ValueError(
+            f"Received an invalid value for argument `{name}` of "
+            f"{type(layer).__name__}, expected a step input of shape "
+            "[batch, features] with known features (a sequence [batch, time, "
+            f"features] goes through keras.layers.RNN), got shape {input_shape}"
+        )
+    return int(input_shape[-1])

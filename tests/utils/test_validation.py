@@ -26,3 +26,66 @@ def test_positive_int_rejects_zero_and_bool():
     for value in (0, -1, True, 2.5):
         with pytest.raises(ValueError, match="argument `units`, expected a positive"):
             validation.positive_int("units", value)
+
+
+def test_int_at_least_names_the_bound():
+    assert validation.int_at_least("length", np.int64(21), 21) == 21
+    with pytest.raises(
+        ValueError, match=r"`length`, expected an integer >= 21, got 20"
+    ):
+        validation.int_at_least("length", 20, 21)
+    with pytest.raises(ValueError, match="expected a non-negative integer, got -1"):
+        validation.int_at_least("low", -1, 0)
+
+
+def test_positive_int_allow_none():
+    assert validation.positive_int("interval", None, allow_none=True) is None
+    with pytest.raises(ValueError, match="`interval`"):
+        validation.positive_int("interval", None)
+
+
+def test_one_of_rejects_unhashable_and_array_values():
+    assert validation.one_of("pool", np.int64(4), (1, 2, 4)) == 4
+    for value in ([4], np.array([4, 4]), None, "4"):
+        with pytest.raises(ValueError, match="`pool`, expected one of 1, 2, 4"):
+            validation.one_of("pool", value, (1, 2, 4))
+
+
+def test_fractions():
+    assert validation.fractions("split", [0.5, 0.25, 0.25], 3) == (0.5, 0.25, 0.25)
+    for value in ([0.5, 0.5], [0.5, 0.6, -0.1], "abc", None):
+        with pytest.raises(ValueError, match="`split`, expected 3 positive fractions"):
+            validation.fractions("split", value, 3)
+
+
+def test_step_input_dim_names_the_cell():
+    class Cell:
+        pass
+
+    assert validation.step_input_dim(Cell(), (None, 7)) == 7
+    with pytest.raises(ValueError, match="`inputs` of Cell, expected a step input"):
+        validation.step_input_dim(Cell(), (None, 5, 7))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: __import__("keras_rda").RDACell(n),
+        lambda n: __import__("keras_rda").RWACell(n),
+        lambda n: __import__("keras_rda").WeiNetCell(n),
+        lambda n: __import__("keras_rda").FastWeightsCell(n),
+        lambda n: __import__("keras_rda").LayerNormLSTMCell(n),
+        lambda n: __import__("keras_rda").RecurrentHighwayCell(n),
+        lambda n: __import__("keras_rda").DNCCell(
+            __import__("keras").layers.LSTMCell(n), memory_size=n, word_size=n
+        ),
+        lambda n: __import__("keras_rda").NTMCell(
+            __import__("keras").layers.LSTMCell(n), memory_size=n, word_size=n
+        ),
+    ],
+)
+def test_every_unit_accepts_numpy_ints_and_rejects_zero(make):
+    """One validation module: NumPy integers are integers everywhere."""
+    make(np.int64(8))
+    with pytest.raises(ValueError, match="expected a positive integer, got 0"):
+        make(0)
