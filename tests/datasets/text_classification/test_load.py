@@ -1,9 +1,10 @@
-"""Tests of `keras_rda.datasets.text_classification` (UW paper, section 3.6).
+"""`text_classification(name)` end to end (UW paper, section 3.6).
 
-The real path runs on `tfds.testing.mock_data`; the local path on the real
-shared AG News / IMDb files (through `KERAS_RDA_DATA_DIR`) and on small files
-written here. Labels and splits are checked against the files parsed here
-with the `csv` module, independently of the package's reader.
+The local path on the real shared AG News / IMDb files (through
+`KERAS_RDA_DATA_DIR`) and on small files written here (the tfds and archive
+paths are in `test_tfds_source.py` and `test_downloads.py`). Labels and
+splits are checked against the files parsed here with the `csv` module,
+independently of the package's reader.
 """
 
 import csv
@@ -12,23 +13,7 @@ import numpy as np
 import pytest
 
 from keras_rda.datasets import text_classification
-from keras_rda.datasets.text_classification import read_glove
-
-
-def _write_csv(path, rows):
-    with open(path, "w", newline="") as f:
-        csv.writer(f, quoting=csv.QUOTE_ALL).writerows(rows)
-
-
-@pytest.fixture
-def small_csv(tmp_path):
-    rows = []
-    for i in range(40):
-        label = i % 4 + 1
-        rows.append([str(label), f"title{label} word{i}", f"topic{label} body\\nmore"])
-    path = tmp_path / "news.csv"
-    _write_csv(path, rows)
-    return path, rows
+from tests.datasets.text_classification.conftest import write_csv
 
 
 def test_local_csv_split_and_labels(small_csv):
@@ -76,8 +61,8 @@ def test_padding_and_length(small_csv):
 
 def test_local_directory_with_classes(tmp_path):
     rows = [[str(i % 3 + 1), f"doc {i} class{i % 3}"] for i in range(12)]
-    _write_csv(tmp_path / "train.csv", rows)
-    _write_csv(tmp_path / "test.csv", rows[:6])
+    write_csv(tmp_path / "train.csv", rows)
+    write_csv(tmp_path / "test.csv", rows[:6])
     (tmp_path / "classes.txt").write_text("a\nb\nc\n")
     data = text_classification("dbpedia", path=tmp_path)
     assert data.class_names == ("a", "b", "c")
@@ -85,38 +70,13 @@ def test_local_directory_with_classes(tmp_path):
     np.testing.assert_array_equal(data.y_test, [i % 3 for i in range(6)])
 
 
-def test_glove_vectors(tmp_path, small_csv):
-    path, _ = small_csv
-    glove = tmp_path / "glove.txt"
-    glove.write_text("topic1 0.5 1.0 -2.0\nbody 3.0 0.0 1.0\nunrelated 9 9 9\n")
-    data = text_classification("ag_news_subset", path=path, glove_path=glove)
-    vocab = data.vectorizer.get_vocabulary()
-    m = data.embedding_matrix
-    assert m.shape == (len(vocab), 3) and m.dtype == np.float32
-    assert data.embedding_hits == 2
-    np.testing.assert_allclose(m[vocab.index("topic1")], [0.5, 1.0, -2.0])
-    np.testing.assert_allclose(m[vocab.index("body")], [3.0, 0.0, 1.0])
-    assert np.all(m[0] == 0)  # padding
-
-
-@pytest.mark.parametrize(
-    "content",
-    ["word 1.0 2.0\nother 1.0\n", "word 1.0 abc\n", "\n", ""],
-)
-def test_glove_rejects_other_files(tmp_path, content):
-    path = tmp_path / "bad.txt"
-    path.write_text(content)
-    with pytest.raises(ValueError, match="GloVe"):
-        read_glove(path, ["", "[UNK]", "word", "other"])
-
-
 def test_rejects_files_that_are_not_the_data(tmp_path):
     bad_csv = tmp_path / "bad.csv"
-    _write_csv(bad_csv, [["hello", "world"], ["1", "x"]])
+    write_csv(bad_csv, [["hello", "world"], ["1", "x"]])
     with pytest.raises(ValueError, match="not a class-labelled CSV"):
         text_classification("ag_news_subset", path=bad_csv)
     too_many = tmp_path / "many.csv"
-    _write_csv(too_many, [["7", "x"], ["1", "y"]])
+    write_csv(too_many, [["7", "x"], ["1", "y"]])
     with pytest.raises(ValueError, match="only 4 classes"):
         text_classification("ag_news_subset", path=too_many)
     bad_tsv = tmp_path / "bad.txt"
@@ -144,22 +104,6 @@ def test_bad_arguments(tmp_path, kwargs, argument):
         text_classification(path=path, **kwargs)
 
 
-@pytest.mark.parametrize(
-    "name,num_classes",
-    [("ag_news_subset", 4), ("imdb_reviews", 2), ("yelp_polarity_reviews", 2)],
-)
-def test_tfds_path_with_mock_data(monkeypatch, name, num_classes):
-    tfds = pytest.importorskip("tensorflow_datasets")
-    monkeypatch.delenv("KERAS_RDA_DATA_DIR", raising=False)
-    with tfds.testing.mock_data(num_examples=9):
-        data = text_classification(name, sequence_length=16, max_examples=5)
-    assert data.source.startswith("tensorflow-datasets")
-    assert data.x_train.shape == (5, 16) and data.x_test.shape == (5, 16)
-    assert data.num_classes == num_classes
-    assert data.y_train.min() >= 0 and data.y_train.max() < num_classes
-    assert (data.x_train > 0).any()
-
-
 def test_real_ag_news_test_split(data_dir, monkeypatch):
     monkeypatch.setenv("KERAS_RDA_DATA_DIR", str(data_dir))
     data = text_classification("ag_news_subset", max_tokens=5000)
@@ -184,31 +128,3 @@ def test_real_imdb_sentences(data_dir, monkeypatch):
     both = np.concatenate([data.y_train, data.y_test])
     assert sorted(both.tolist()) == sorted(labels)
     assert data.class_names == ("negative", "positive")
-
-
-def test_archive_path_for_dbpedia(tmp_path, monkeypatch):
-    """DBpedia / Yahoo! Answers come from the Zhang et al. archives through
-    `keras.utils.get_file`; here it returns a local extracted archive."""
-    import keras
-
-    inner = tmp_path / "dbpedia_csv_extracted" / "dbpedia_csv"
-    inner.mkdir(parents=True)
-    rows = [[str(i % 14 + 1), f"Title {i}", f"entity class{i % 14}"] for i in range(28)]
-    _write_csv(inner / "train.csv", rows)
-    _write_csv(inner / "test.csv", rows[:14])
-    (inner / "classes.txt").write_text("\n".join(f"c{i}" for i in range(14)))
-    calls = []
-
-    def fake_get_file(fname=None, origin=None, extract=False, cache_dir=None, **kw):
-        calls.append((fname, origin, extract))
-        return str(inner.parent)
-
-    monkeypatch.setattr(keras.utils, "get_file", fake_get_file)
-    monkeypatch.delenv("KERAS_RDA_DATA_DIR", raising=False)
-    data = text_classification("dbpedia")
-    assert calls == [
-        ("dbpedia_csv", "https://s3.amazonaws.com/fast-ai-nlp/dbpedia_csv.tgz", True)
-    ]
-    assert data.num_classes == 14 and data.class_names[0] == "c0"
-    np.testing.assert_array_equal(data.y_train, [i % 14 for i in range(28)])
-    assert data.source.startswith("Zhang et al. (2015) archive")
