@@ -16,6 +16,8 @@ folded into the loss (the model returns logits).
 
 import keras
 
+from keras_rda.utils import validation
+
 MODELS = ("rda", "rda-exp-tanh", "lstm", "gru", "rwa")
 RNN_LAYER_NAME = "rnn"
 
@@ -33,6 +35,7 @@ def recurrent_layer(model, units, use_cudnn=False):
     Returns:
         A layer with `return_sequences=True, return_state=True`.
     """
+    validation.one_of("model", model, MODELS)
     kwargs = dict(return_sequences=True, return_state=True, name=RNN_LAYER_NAME)
     if model == "lstm":
         # Forget-gate bias 1 (section 6.1) is Keras's `unit_forget_bias`.
@@ -46,14 +49,9 @@ def recurrent_layer(model, units, use_cudnn=False):
 
         variant = "exp-tanh" if model == "rda-exp-tanh" else None
         return RDA(units, variant=variant, **kwargs)
-    if model == "rwa":
-        from keras_rda.layers.rwa import RWA
+    from keras_rda.layers.rwa import RWA
 
-        return RWA(units, **kwargs)
-    raise ValueError(
-        "Received an invalid value for argument `model`, expected one of "
-        f"{', '.join(repr(m) for m in MODELS)}, got {model!r}"
-    )
+    return RWA(units, **kwargs)
 
 
 def state_sizes(layer):

@@ -11,6 +11,9 @@
 """
 
 import dataclasses
+import numbers
+
+from keras_rda.utils import validation
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,6 +32,32 @@ class Preset:
     eval_chars: int = 0  # validation characters during training (0: all)
     checkpoint_every: int = 100
     log_every: int = 10
+
+    def __post_init__(self):
+        """Checks every field (overrides come from the command line) and
+        stores it as a Python int or float (so that it serialises to JSON)."""
+        positive = ("units", "bptt", "batch_size", "steps", "embedding_dim")
+        for name in positive + ("checkpoint_every", "log_every"):
+            self._set(name, validation.positive_int(name, getattr(self, name)))
+        for name in ("eval_batch_size", "eval_every", "eval_chars"):
+            self._set(name, validation.non_negative_int(name, getattr(self, name)))
+        if not (_is_number(self.learning_rate) and self.learning_rate > 0):
+            raise validation.invalid_value(
+                "learning_rate", "a positive number", self.learning_rate
+            )
+        if not (_is_number(self.clipvalue) and self.clipvalue >= 0):
+            raise validation.invalid_value(
+                "clipvalue", "a non-negative number (0: no clipping)", self.clipvalue
+            )
+        self._set("learning_rate", float(self.learning_rate))
+        self._set("clipvalue", float(self.clipvalue))
+
+    def _set(self, name, value):
+        object.__setattr__(self, name, value)  # the dataclass is frozen
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 PRESETS = {
@@ -65,10 +94,6 @@ DEFAULT_PRESET = "small"
 
 def get_preset(name, **overrides):
     """Preset `name` with the fields in `overrides` that are not None replaced."""
-    if name not in PRESETS:
-        raise ValueError(
-            "Received an invalid value for argument `preset`, expected one of "
-            f"{', '.join(repr(p) for p in PRESETS)}, got {name!r}"
-        )
+    validation.one_of("preset", name, tuple(PRESETS))
     overrides = {k: v for k, v in overrides.items() if v is not None}
     return dataclasses.replace(PRESETS[name], **overrides)

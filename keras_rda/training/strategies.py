@@ -2,6 +2,8 @@
 
 import tensorflow as tf
 
+from keras_rda.utils import validation
+
 STRATEGIES = ("default", "mirrored", "tpu")
 
 
@@ -17,6 +19,7 @@ def make_strategy(name="default", tpu=None):
     Returns:
         The strategy; for "tpu" the TPU system is connected and initialised.
     """
+    validation.one_of("strategy", name, STRATEGIES)
     if name == "default":
         return tf.distribute.get_strategy()
     if name == "mirrored":
@@ -25,12 +28,7 @@ def make_strategy(name="default", tpu=None):
             d.name for d in tf.config.list_logical_devices("CPU")
         ]
         return tf.distribute.MirroredStrategy(devices)
-    if name == "tpu":
-        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu or "")
-        tf.config.experimental_connect_to_cluster(resolver)
-        tf.tpu.experimental.initialize_tpu_system(resolver)
-        return tf.distribute.TPUStrategy(resolver)
-    raise ValueError(
-        "Received an invalid value for argument `strategy`, expected one of "
-        f"{', '.join(repr(s) for s in STRATEGIES)}, got {name!r}"
-    )
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu or "")
+    tf.config.experimental_connect_to_cluster(resolver)
+    tf.tpu.experimental.initialize_tpu_system(resolver)
+    return tf.distribute.TPUStrategy(resolver)

@@ -1,18 +1,15 @@
-"""MirroredStrategy over two logical CPUs gives the default strategy's run.
+"""Row blocks per replica: MirroredStrategy over two logical CPUs gives the
+default strategy's run (training, carried state, evaluation).
 
 Logical devices must be configured before TensorFlow initialises, so both
 runs happen in a fresh subprocess.
 """
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 
-from tests.conftest import REPO_ROOT
+from tests.training.conftest import run_script
 
 SCRIPT = textwrap.dedent(
     """
@@ -21,6 +18,8 @@ SCRIPT = textwrap.dedent(
     cpu = tf.config.list_physical_devices("CPU")[0]
     tf.config.set_logical_device_configuration(
         cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    import numpy as np
+    from keras_rda.training import replica_rows
     from keras_rda.training.enwik8_trainer import Enwik8Trainer
     from keras_rda.training.presets import get_preset
     from keras_rda.training.strategies import make_strategy
@@ -40,28 +39,25 @@ SCRIPT = textwrap.dedent(
             "replicas": strategy.num_replicas_in_sync,
             "bpc": [h["train/bpc"] for h in history],
             "weights": [v.numpy().ravel().tolist() for v in trainer.model.weights],
-            "state": [v.numpy().ravel().tolist() for v in trainer._saved_state],
+            "state": [
+                v.numpy().ravel().tolist() for v in trainer.checkpoint.carried_state
+            ],
             "valid_bpc": trainer.evaluate("valid"),
         }
+    # distribute then gather is the identity; replica i holds rows block i.
+    rows = np.arange(24, dtype=np.float32).reshape(6, 4)
+    mirrored = make_strategy("mirrored")
+    parts = replica_rows.distribute(mirrored, [rows], 6)
+    blocks = [t.numpy().tolist() for t in mirrored.experimental_local_results(parts[0])]
+    back = replica_rows.gather(mirrored, parts)[0].numpy()
+    report["rows"] = {"blocks": blocks, "gathered": back.tolist()}
     print("REPORT" + json.dumps(report))
     """
 )
 
 
 def test_mirrored_two_cpus_matches_default(tmp_path):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=str(REPO_ROOT))
-    proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tmp_path)],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = proc.stdout.splitlines()
-    line = [s for s in lines if s.startswith("REPORT")][-1]
-    report = json.loads(line[len("REPORT") :])
+    report = run_script(SCRIPT, tmp_path)
     default, mirrored = report["default"], report["mirrored"]
     assert default["replicas"] == 1 and mirrored["replicas"] == 2
     assert len(default["bpc"]) == 4
@@ -72,3 +68,6 @@ def test_mirrored_two_cpus_matches_default(tmp_path):
     for a, b in zip(mirrored["state"], default["state"]):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(mirrored["valid_bpc"], default["valid_bpc"], rtol=1e-5)
+    rows = np.arange(24).reshape(6, 4)
+    np.testing.assert_array_equal(report["rows"]["gathered"], rows)
+    np.testing.assert_array_equal(report["rows"]["blocks"], [rows[:3], rows[3:]])

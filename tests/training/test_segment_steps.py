@@ -1,4 +1,5 @@
-"""One XLA-compiled training step on CPU against an eager NumPy Adam step."""
+"""One XLA-compiled training step (`SegmentSteps`) on CPU against an eager
+NumPy Adam step, and the state it carries to the next step."""
 
 import math
 
@@ -63,7 +64,7 @@ def test_state_is_carried_between_steps(tiny_data, tiny_preset, tmp_path):
     zeros = tf.zeros((p.batch_size, p.units))
     _, carried = trainer.model([x1, zeros])  # state after segment 1 (pre-update)
     trainer.train(steps=1, final_eval=False)
-    saved = trainer._saved_state[0].numpy()  # the checkpointed carried state
+    saved = trainer.checkpoint.carried_state[0].numpy()  # the checkpointed state
     np.testing.assert_allclose(saved, carried.numpy(), rtol=1e-5, atol=1e-6)
     (x2, y2) = segments[1]
     logits, _ = trainer.model([x2, tf.constant(saved)])

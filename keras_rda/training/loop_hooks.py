@@ -1,0 +1,160 @@
+"""What the enwik8 loop does between steps, one hook per job.
+
+The loop (`Enwik8Trainer.train`) runs the compiled step and then calls
+every hook's `on_step_end(step, nats, states)` in order:
+
+- `TrainProgress`: every `log_every` steps (and at the last one) the
+  interval's bits per character and characters/second, to the run log
+  (TensorBoard, `history.jsonl`) and the progress bar;
+- `PeriodicValidation`: every `eval_every` steps, BPC on (the start of) the
+  validation split; its time does not count as training time;
+- `PeriodicCheckpoint`: every `checkpoint_every` steps, a checkpoint;
+- `StepCallback`: a user function `on_step(step)`.
+"""
+
+import contextlib
+import math
+import time
+
+import keras
+import numpy as np
+
+LN2 = math.log(2.0)
+
+
+def bits_per_char(nats, chars):
+    """Mean bits per character from summed cross-entropy `nats` (float)."""
+    return nats / chars / LN2
+
+
+class LoopHook:
+    """Base class: a hook the loop calls before training and after each step."""
+
+    def on_train_begin(self, start, steps):
+        """Called once: training goes from step `start` to step `steps`."""
+
+    def on_step_end(self, step, nats, states):
+        """Called after each step.
+
+        Args:
+            step: the number of steps done (1 after the first step).
+            nats: scalar tensor, the step's cross-entropy summed over its
+                characters (nats).
+            states: the carried state after the step (per replica).
+        """
+
+
+class TrainProgress(LoopHook):
+    """Training BPC and speed per logging interval (progress bar, run log).
+
+    Args:
+        run_log: a `RunLog`.
+        chars_per_step: characters of one step (`global_batch * bptt`).
+        log_every: steps per logging interval.
+        verbose: 1 for a progress bar, 0 for none.
+
+    Attributes:
+        latest: `{"train_bpc", "chars_per_sec"}` of the last interval logged
+            (empty before the first).
+    """
+
+    def __init__(self, run_log, chars_per_step, log_every, verbose=1):
+        self.run_log = run_log
+        self.chars_per_step = chars_per_step
+        self.log_every = log_every
+        self.verbose = verbose
+        self.latest = {}
+
+    def on_train_begin(self, start, steps):
+        self._steps = steps
+        self._bar = keras.utils.Progbar(
+            steps, verbose=self.verbose, stateful_metrics=["bpc", "chars/s"]
+        )
+        if start:
+            self._bar.update(start)
+        self._interval, self._clock = [], time.perf_counter()
+
+    def on_step_end(self, step, nats, states):
+        self._interval.append(nats)
+        if step % self.log_every == 0 or step == self._steps:
+            self._log_interval(step)
+
+    def _log_interval(self, step):
+        chars = self.chars_per_step * len(self._interval)
+        nats = float(np.sum([t.numpy() for t in self._interval]))
+        bpc = bits_per_char(nats, chars)
+        speed = chars / (time.perf_counter() - self._clock)
+        self.latest = {"train_bpc": bpc, "chars_per_sec": speed}
+        self.run_log.scalars(step, {"train/bpc": bpc, "train/chars_per_sec": speed})
+        self._bar.update(step, [("bpc", bpc), ("chars/s", speed)])
+        self._interval, self._clock = [], time.perf_counter()
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Time spent in this block (evaluation) is not training time."""
+        begin = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._clock += time.perf_counter() - begin
+
+
+class PeriodicValidation(LoopHook):
+    """Validation BPC every `every` steps, except at the last step.
+
+    Args:
+        evaluate: `evaluate(split, max_chars=...)` returning BPC (the
+            trainer's `evaluate`).
+        every: steps between evaluations (0: never).
+        max_chars: validation characters used (0 or None: all).
+        run_log: a `RunLog` (`valid/bpc`).
+        progress: the `TrainProgress` whose clock pauses meanwhile.
+        verbose: 1 to print the result.
+    """
+
+    def __init__(self, evaluate, every, max_chars, run_log, progress, verbose=1):
+        self.evaluate = evaluate
+        self.every = every
+        self.max_chars = max_chars or None
+        self.run_log = run_log
+        self.progress = progress
+        self.verbose = verbose
+
+    def on_train_begin(self, start, steps):
+        self._steps = steps
+
+    def on_step_end(self, step, nats, states):
+        if not self.every or step % self.every or step >= self._steps:
+            return
+        with self.progress.paused():
+            valid = self.evaluate("valid", max_chars=self.max_chars)
+            self.run_log.scalars(step, {"valid/bpc": valid})
+            if self.verbose:
+                print(f"\nstep {step}: valid BPC {valid:.4f}")
+
+
+class PeriodicCheckpoint(LoopHook):
+    """A checkpoint (with the carried state) every `every` steps.
+
+    Args:
+        checkpoint: a `TrainingCheckpoint`.
+        every: steps between checkpoints.
+    """
+
+    def __init__(self, checkpoint, every):
+        self.checkpoint = checkpoint
+        self.every = every
+
+    def on_step_end(self, step, nats, states):
+        if step % self.every == 0:
+            self.checkpoint.save(states)
+
+
+class StepCallback(LoopHook):
+    """Calls `function(step)` after each step."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def on_step_end(self, step, nats, states):
+        self.function(step)
