@@ -4,7 +4,7 @@
 layer, labels, the adapted `keras.layers.TextVectorization` and, when a GloVe
 file is given, the matching embedding matrix. One module per job:
 
-- `sources`: where each data set comes from (the table below);
+- `sources`: where each data set comes from (a table of the five);
 - `zhang_csv`, `sentence_labels`: the readers of the two local file
   formats; `glove`: GloVe vectors as an embedding matrix;
 - `tfds_source`: the tensorflow-datasets path;
@@ -12,14 +12,6 @@ file is given, the matching embedding matrix. One module per job:
 - `local_copy`: local files and directories, and the seeded split of a file;
 - `tokenization`: vocabulary, token ids, padding;
 - `load`: `text_classification` itself, which puts them together.
-
-| name | real path | local copy (`path=` or `KERAS_RDA_DATA_DIR`) |
-|---|---|---|
-| imdb_reviews | tfds `imdb_reviews` | `imdb_labelled.txt` (`sentence<TAB>label`) |
-| ag_news_subset | tfds `ag_news_subset` | `ag_news_test.csv`, `ag_news_classes.txt` |
-| yelp_polarity_reviews | tfds `yelp_polarity_reviews` | a CSV as below |
-| dbpedia | Zhang et al. (2015) `dbpedia_csv` | `train.csv`, `test.csv` |
-| yahoo_answers | Zhang et al. (2015) `yahoo_answers_csv` | `train.csv`, `test.csv` |
 
 A local *directory* must hold `train.csv` and `test.csv` (and optionally
 `classes.txt`); a local *file* is one split only, so it is shuffled with
