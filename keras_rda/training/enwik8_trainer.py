@@ -218,6 +218,7 @@ class Enwik8Trainer:
             `valid_bpc` and `test_bpc` on the full splits.
         """
         steps = self.preset.steps if steps is None else steps
+        steps = validation.non_negative_int("steps", steps)
         start = int(self.step.numpy())
         if start and self.verbose:
             print(f"Resuming from step {start} ({self.restored_from}).")
@@ -323,13 +324,14 @@ class Enwik8Trainer:
 
         Args:
             split: "valid" or "test" (or "train").
-            max_chars: use only the first `max_chars` characters.
+            max_chars: use only the first `max_chars` characters (None: all).
 
         Returns:
             Bits per character (float).
         """
         tokens = self.data.split(split)
-        if max_chars:
+        max_chars = validation.positive_int("max_chars", max_chars, allow_none=True)
+        if max_chars is not None:
             tokens = tokens[:max_chars]
         batch = self.eval_batch_size
         states = replica_rows.zero_states(self.strategy, self._state_sizes, batch)

@@ -104,6 +104,17 @@ def test_batch_must_split_over_replicas(tiny_data, tiny_preset, tmp_path):
         Enwik8Trainer(tiny_data, tmp_path, preset=preset, strategy=TwoReplicas())
 
 
+def test_bad_loop_arguments(tiny_data, tiny_preset, tmp_path):
+    trainer = Enwik8Trainer(tiny_data, tmp_path, preset=tiny_preset, verbose=0)
+    with pytest.raises(ValueError, match="argument `steps`"):
+        trainer.train(steps=-1)
+    with pytest.raises(ValueError, match="argument `max_chars`"):
+        trainer.evaluate("valid", max_chars=0)
+    with pytest.raises(ValueError, match="argument `split`"):
+        trainer.evaluate("dev")
+    assert int(trainer.step.numpy()) == 0
+
+
 BACKEND_SCRIPT = """
 import json, sys
 from keras_rda.training.enwik8_trainer import Enwik8Trainer
