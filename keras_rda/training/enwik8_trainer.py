@@ -134,7 +134,7 @@ class Enwik8Trainer:
             run_config=self._run_config(),
         )
         self.step = self.checkpoint.step
-        self._steps = SegmentSteps(
+        self._segment_steps = SegmentSteps(
             self.model,
             self.optimizer,
             self.strategy,
@@ -152,7 +152,7 @@ class Enwik8Trainer:
     @property
     def xla_function(self):
         """The jit-compiled function of the train step (None on TPU)."""
-        return self._steps.xla_function
+        return self._segment_steps.xla_function
 
     def _set_sizes(self):
         """Global batch sizes (multiples of the replicas) and epoch length."""
@@ -268,7 +268,8 @@ class Enwik8Trainer:
         while step < steps and self._stop.reason is None:
             segment, x, y = next(segments)
             x, y = replica_rows.distribute(self.strategy, [x, y], self.batch_size)
-            nats, states = self._steps.train(x, y, states, tf.constant(segment == 0))
+            reset = tf.constant(segment == 0)  # an epoch starts afresh
+            nats, states = self._segment_steps.train(x, y, states, reset)
             step += 1
             self.step.assign(step)
             for hook in hooks:
@@ -335,13 +336,13 @@ class Enwik8Trainer:
             tokens = tokens[:max_chars]
         batch = self.eval_batch_size
         states = replica_rows.zero_states(self.strategy, self._state_sizes, batch)
-        nats, chars, reset = 0.0, 0, True
+        nats, chars = 0.0, 0
         for x, y in segment_dataset(
             tokens, batch, self.preset.bptt, drop_remainder=False
         ):
             x_y = replica_rows.distribute(self.strategy, [x, y], batch)
-            loss, states = self._steps.evaluate(*x_y, states, tf.constant(reset))
+            reset = tf.constant(chars == 0)  # the split's first segment
+            loss, states = self._segment_steps.evaluate(*x_y, states, reset)
             nats += float(loss)
             chars += int(np.prod(y.shape))
-            reset = False
         return bits_per_char(nats, chars)

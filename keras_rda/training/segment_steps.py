@@ -72,6 +72,17 @@ class SegmentSteps:
 
     Both return `(nats, new_states)`: the cross-entropy in nats summed over
     all replicas' characters, and the per-replica new state.
+
+    Attributes:
+        train: the training step (forward, backward, all-reduce, clipping,
+            Adam), a `tf.function`.
+        evaluate: the evaluation step (forward only), a `tf.function`.
+        xla_function: the function compiled with `jit_compile=True`: the
+            whole replica step with one replica, its forward/backward with
+            several, None on TPU (where `strategy.run` compiles it).
+
+    Reference:
+        RDA paper, section 6.1 (truncated BPTT, clipping to [-1, 1], Adam).
     """
 
     def __init__(self, model, optimizer, strategy, global_chars, clipvalue):
