@@ -4,11 +4,12 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.cells.cell_base import CellBase
 from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class LayerNormLSTMCell(keras.layers.Layer):
+class LayerNormLSTMCell(CellBase):
     """LSTM cell with layer normalisation (Ba, Kiros & Hinton 2016).
 
     ```
@@ -40,12 +41,22 @@ class LayerNormLSTMCell(keras.layers.Layer):
         kernel_initializer: initialiser of `kernel` (`[input_dim, 4 * units]`).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[units, 4 * units]`).
+        kernel_regularizer, recurrent_regularizer, bias_regularizer,
+        kernel_constraint, recurrent_constraint, bias_constraint:
+            regularizers and constraints of the weight groups (as
+            `keras.layers.LSTMCell`): `kernel`, `recurrent_kernel`, `bias`
+            (the layer-norm gains have none).
+        dropout: float in [0, 1), fraction of the step input `x_t` to drop
+            (one mask per sequence, training only).
+        recurrent_dropout: float in [0, 1), fraction of `h_{t-1}` to drop
+            in `W_h h_{t-1}` (one mask per sequence, training only).
+        seed: random seed for dropout.
         **kwargs: passed to `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`.
         states: `[h, c]`, each `[batch, units]`.
-        training: unused.
+        training: whether dropout is applied.
 
     State:
         `state_size = [units, units]`, `output_size = units`.
@@ -61,16 +72,42 @@ class LayerNormLSTMCell(keras.layers.Layer):
         the layer-normalised LSTM; WeiNet paper, Figure 2 (LSTM-LN).
     """
 
+    config_arguments = (
+        "unit_forget_bias",
+        "kernel_initializer",
+        "recurrent_initializer",
+    )
+
     def __init__(
         self,
         units,
         unit_forget_bias=True,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="orthogonal",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.units = validation.positive_int("units", units)
+        super().__init__(
+            units,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            seed=seed,
+            **kwargs,
+        )
         self.unit_forget_bias = bool(unit_forget_bias)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
@@ -80,13 +117,11 @@ class LayerNormLSTMCell(keras.layers.Layer):
     def build(self, input_shape):
         input_dim = validation.step_input_dim(self, input_shape)
         n = self.units
-        self.kernel = self.add_weight(
-            shape=(input_dim, 4 * n), name="kernel", initializer=self.kernel_initializer
+        self.kernel = self.add_cell_weight(
+            "kernel", (input_dim, 4 * n), self.kernel_initializer, "kernel"
         )
-        self.recurrent_kernel = self.add_weight(
-            shape=(n, 4 * n),
-            name="recurrent_kernel",
-            initializer=self.recurrent_initializer,
+        self.recurrent_kernel = self.add_cell_weight(
+            "recurrent_kernel", (n, 4 * n), self.recurrent_initializer, "recurrent"
         )
 
         def bias_init(shape, dtype=None):
@@ -101,7 +136,7 @@ class LayerNormLSTMCell(keras.layers.Layer):
                 ]
             )
 
-        self.bias = self.add_weight(shape=(4 * n,), name="bias", initializer=bias_init)
+        self.bias = self.add_cell_weight("bias", (4 * n,), bias_init, "bias")
         self.input_gain = self.add_weight(
             shape=(4 * n,), name="input_layer_norm_gamma", initializer="ones"
         )
@@ -115,10 +150,12 @@ class LayerNormLSTMCell(keras.layers.Layer):
 
     def call(self, inputs, states, training=False):
         h_prev, c_prev = states[0], states[1]
+        x = self.drop_input(inputs, training)
+        h_read = self.drop_recurrent(h_prev, training)
         z = (
-            aops.layer_norm(ops.matmul(inputs, self.kernel), self.input_gain)
+            aops.layer_norm(ops.matmul(x, self.kernel), self.input_gain)
             + aops.layer_norm(
-                ops.matmul(h_prev, self.recurrent_kernel), self.recurrent_gain
+                ops.matmul(h_read, self.recurrent_kernel), self.recurrent_gain
             )
             + self.bias
         )
@@ -128,25 +165,3 @@ class LayerNormLSTMCell(keras.layers.Layer):
             aops.layer_norm(c, self.cell_gamma, self.cell_beta)
         )
         return h, [h, c]
-
-    def get_initial_state(self, batch_size=None):
-        return [
-            ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
-            for _ in range(2)
-        ]
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            {
-                "units": self.units,
-                "unit_forget_bias": self.unit_forget_bias,
-                "kernel_initializer": keras.initializers.serialize(
-                    self.kernel_initializer
-                ),
-                "recurrent_initializer": keras.initializers.serialize(
-                    self.recurrent_initializer
-                ),
-            }
-        )
-        return config
