@@ -57,16 +57,13 @@ class FastWeightsCell(CellBase):
             `[units, units]`). Default (None): the identity scaled by 0.05, as
             Ba et al.
         bias_initializer: initialiser of `b`.
-        kernel_regularizer, recurrent_regularizer, bias_regularizer,
-        kernel_constraint, recurrent_constraint, bias_constraint:
-            regularizers and constraints of the weight groups (as
-            `keras.layers.LSTMCell`): `C` (kernel), `W` (recurrent), `b` (bias).
-        dropout: float in [0, 1), fraction of the step input `x_t` to drop
-            (one mask per sequence, training only).
-        recurrent_dropout: float in [0, 1), fraction of `h_{t-1}` to drop
-            in `W h_{t-1}` (one mask per sequence, training only).
-        seed: random seed for dropout.
-        **kwargs: passed to `keras.layers.Layer`.
+        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
+            bias_ `regularizer` and `constraint`: as in
+            `keras.layers.LSTMCell` (see `CellBase`). Groups: `C` (kernel),
+            `W` (recurrent), `b` (bias). Recurrent dropout drops `h_{t-1}`
+            in `W h_{t-1}` only.
+        **kwargs: the arguments above (taken by `CellBase`) and those of
+            `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`, one time step.
@@ -118,30 +115,9 @@ class FastWeightsCell(CellBase):
         kernel_initializer="glorot_uniform",
         recurrent_initializer=None,
         bias_initializer="zeros",
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
         **kwargs,
     ):
-        super().__init__(
-            units,
-            kernel_regularizer=kernel_regularizer,
-            recurrent_regularizer=recurrent_regularizer,
-            bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint,
-            recurrent_constraint=recurrent_constraint,
-            bias_constraint=bias_constraint,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-            seed=seed,
-            **kwargs,
-        )
+        super().__init__(units, **kwargs)
         self.decay = validation.in_range("decay", decay, 0.0, 1.0)
         self.fast_learning_rate = validation.in_range(
             "fast_learning_rate", fast_learning_rate, 0.0, float("inf")

@@ -41,17 +41,12 @@ class LayerNormLSTMCell(CellBase):
         kernel_initializer: initialiser of `kernel` (`[input_dim, 4 * units]`).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[units, 4 * units]`).
-        kernel_regularizer, recurrent_regularizer, bias_regularizer,
-        kernel_constraint, recurrent_constraint, bias_constraint:
-            regularizers and constraints of the weight groups (as
-            `keras.layers.LSTMCell`): `kernel`, `recurrent_kernel`, `bias`
-            (the layer-norm gains have none).
-        dropout: float in [0, 1), fraction of the step input `x_t` to drop
-            (one mask per sequence, training only).
-        recurrent_dropout: float in [0, 1), fraction of `h_{t-1}` to drop
-            in `W_h h_{t-1}` (one mask per sequence, training only).
-        seed: random seed for dropout.
-        **kwargs: passed to `keras.layers.Layer`.
+        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
+            bias_ `regularizer` and `constraint`: as in
+            `keras.layers.LSTMCell` (see `CellBase`); the layer-norm gains
+            take none. Recurrent dropout drops `h_{t-1}` in `W_h h_{t-1}`.
+        **kwargs: the arguments above (taken by `CellBase`) and those of
+            `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`.
@@ -84,30 +79,9 @@ class LayerNormLSTMCell(CellBase):
         unit_forget_bias=True,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="orthogonal",
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
         **kwargs,
     ):
-        super().__init__(
-            units,
-            kernel_regularizer=kernel_regularizer,
-            recurrent_regularizer=recurrent_regularizer,
-            bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint,
-            recurrent_constraint=recurrent_constraint,
-            bias_constraint=bias_constraint,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-            seed=seed,
-            **kwargs,
-        )
+        super().__init__(units, **kwargs)
         self.unit_forget_bias = bool(unit_forget_bias)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.recurrent_initializer = keras.initializers.get(recurrent_initializer)

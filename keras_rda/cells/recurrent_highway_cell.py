@@ -40,19 +40,13 @@ class RecurrentHighwayCell(CellBase):
             blocks H, T).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[depth, units, 2 * units]`).
-        kernel_regularizer, recurrent_regularizer, bias_regularizer,
-        kernel_constraint, recurrent_constraint, bias_constraint:
-            regularizers and constraints of the weight groups (as
-            `keras.layers.LSTMCell`): `kernel`, `recurrent_kernel`, `bias`
-            (the layer-norm gains have none).
-        dropout: float in [0, 1), fraction of the step input `x_t` to drop
-            (one mask per sequence, training only).
-        recurrent_dropout: float in [0, 1), fraction of `s^{l-1}` to drop in
-            every layer's `s^{l-1} R^l` (one mask for all layers and steps of
-            a sequence, training only; the carry `s^{l-1} (1 - t^l)` is not
-            dropped).
-        seed: random seed for dropout.
-        **kwargs: passed to `keras.layers.Layer`.
+        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
+            bias_ `regularizer` and `constraint`: as in
+            `keras.layers.LSTMCell` (see `CellBase`); the layer-norm gains
+            take none. Recurrent dropout drops `s^{l-1}` in every layer's
+            `s^{l-1} R^l` (one mask for all layers), not in the carry.
+        **kwargs: the arguments above (taken by `CellBase`) and those of
+            `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`.
@@ -90,30 +84,9 @@ class RecurrentHighwayCell(CellBase):
         transform_bias=-2.0,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="glorot_uniform",
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
         **kwargs,
     ):
-        super().__init__(
-            units,
-            kernel_regularizer=kernel_regularizer,
-            recurrent_regularizer=recurrent_regularizer,
-            bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint,
-            recurrent_constraint=recurrent_constraint,
-            bias_constraint=bias_constraint,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-            seed=seed,
-            **kwargs,
-        )
+        super().__init__(units, **kwargs)
         self.depth = validation.positive_int("depth", depth)
         self.layer_norm = bool(layer_norm)
         self.transform_bias = validation.in_range(

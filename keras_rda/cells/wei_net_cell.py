@@ -99,7 +99,9 @@ class WeiNetCell(CellBase):
       eq. 6 is written; eq. 3 uses the memories after this step's update.
     - The "row- and column-wise mean of the weighted average of {A}" of
       eq. 7 is taken of the router-weighted memory `Abar` of eq. 6.
-    - The router's previous weights start uniform, `a_0 = 1/K`. With
+    - The router's previous weights start uniform, `a_0 = 1/K`. The state
+      holds `a_{t-1} - 1/K`, so that the all-zero state is the initial one
+      (`keras.layers.RNN.reset_state` sets every state to zero). With
       `router=False` the memories are averaged with fixed weights 1/K (for
       `K = 1`, the paper's single-memory WeiNet of Table 1).
     - For `"row_col"`, `c` and `r` are initialised so that `c_i r_j` has
@@ -134,28 +136,23 @@ class WeiNetCell(CellBase):
         router_initializer: initialiser of the router's `w` (`[K]`).
         bias_initializer: initialiser of `b_C` and `b_D`, default
             `N(0, 0.1)` (appendix; see above).
-        kernel_regularizer, recurrent_regularizer, bias_regularizer,
-        kernel_constraint, recurrent_constraint, bias_constraint:
-            regularizers and constraints of the weight groups (as
-            `keras.layers.LSTMCell`): kernel = `W_C`'s input block and the
-            reader `W_D`; recurrent = `W_C`'s recurrent blocks, the memory
-            update weights `W_A`, `W_h`, `W_AH` and the router's `w`;
-            bias = `b_C`, `b_D` (the layer-norm gain and bias have none).
-        dropout: float in [0, 1), fraction of the step input `s_t` to drop
-            (one mask per sequence, training only).
-        recurrent_dropout: float in [0, 1), fraction of `e_{t-1}` and of
-            `h_{t-1}` to drop in eq. 2 (one `[batch, units]` mask per
-            sequence, the one `keras.layers.RNN` draws for `h`, applied to
-            both; training only; the reader sees the undropped `e_{t-1}`).
-        seed: random seed for dropout.
-        **kwargs: passed to `keras.layers.Layer`.
+        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
+            bias_ `regularizer` and `constraint`: as in
+            `keras.layers.LSTMCell` (see `CellBase`). Groups: kernel =
+            `W_C`'s input block and the reader `W_D`; recurrent = `W_C`'s
+            recurrent blocks, `W_A`, `W_h`, `W_AH` and the router's `w`;
+            bias = `b_C`, `b_D`; the layer norm takes none. Recurrent
+            dropout drops `e_{t-1}` and `h_{t-1}` in eq. 2 (the one
+            `[batch, units]` mask `keras.layers.RNN` draws, for both).
+        **kwargs: the arguments above (taken by `CellBase`) and those of
+            `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`, one time step `s_t`.
         states: `[h, e, A]` (plus `a` with `router=True`): `h`, `e`
             `[batch, units]`; the memories `A` flattened to
             `[batch, K * units * units]` (row-major `A[k, i, j]`); `a`
-            `[batch, K]`.
+            `[batch, K]`, the router's previous weights minus `1/K`.
         training: whether dropout is applied.
 
     State:
@@ -202,30 +199,9 @@ class WeiNetCell(CellBase):
         kernel_initializer=None,
         router_initializer=None,
         bias_initializer=None,
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
         **kwargs,
     ):
-        super().__init__(
-            units,
-            kernel_regularizer=kernel_regularizer,
-            recurrent_regularizer=recurrent_regularizer,
-            bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint,
-            recurrent_constraint=recurrent_constraint,
-            bias_constraint=bias_constraint,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-            seed=seed,
-            **kwargs,
-        )
+        super().__init__(units, **kwargs)
         self.num_memories = validation.positive_int("num_memories", num_memories)
         self.update = validation.one_of("update", update, UPDATES)
         self.router = validation.boolean("router", router)
@@ -361,16 +337,11 @@ class WeiNetCell(CellBase):
         memories = aops.flat_to_matrices(states[2], self.num_memories, self.units)
         h = self._controller(inputs, e_prev, h_prev, training)
         memories = self._update_memories(memories, h)
-        attention = self._route(memories, h, states[3] if self.router else None)
+        uniform = 1.0 / self.num_memories
+        a_prev = states[3] + uniform if self.router else None
+        attention = self._route(memories, h, a_prev)
         e = self._reader(e_prev, self._combine(memories, attention), h)
         new_states = [h, e, aops.matrices_to_flat(memories)]
         if self.router:
-            new_states.append(attention)
+            new_states.append(attention - uniform)
         return e, new_states
-
-    def get_initial_state(self, batch_size=None):
-        states = super().get_initial_state(batch_size)[:3]
-        if self.router:
-            k = self.num_memories
-            states.append(ops.full((batch_size, k), 1.0 / k, dtype=self.compute_dtype))
-        return states

@@ -6,10 +6,7 @@ import math
 import numpy as np
 
 from keras_rda.training.enwik8_trainer import Enwik8Trainer
-
-
-def sigmoid(z):
-    return 1.0 / (1.0 + np.exp(-z))
+from tests.helpers import sigmoid
 
 
 def numpy_lstm_bpc(weights, tokens, batch, units):
