@@ -4,11 +4,12 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.cells.cell_base import CellBase
 from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class FastWeightsCell(keras.layers.Layer):
+class FastWeightsCell(CellBase):
     """Cell of a recurrent network with fast weights (Ba et al. 2016).
 
     A fast-weight matrix `A` accumulates the outer products of past hidden
@@ -56,13 +57,21 @@ class FastWeightsCell(keras.layers.Layer):
             `[units, units]`). Default (None): the identity scaled by 0.05, as
             Ba et al.
         bias_initializer: initialiser of `b`.
-        **kwargs: passed to `keras.layers.Layer`.
+        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
+            bias_ `regularizer` and `constraint`: as in
+            `keras.layers.LSTMCell` (see `CellBase`). Groups: `C` (kernel),
+            `W` (recurrent), `b` (bias). Recurrent dropout drops `h_{t-1}`
+            in `W h_{t-1}` only.
+        **kwargs: the arguments above (taken by `CellBase`) and those of
+            `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`, one time step.
         states: `[h, A]` with `h` `[batch, units]` and `A` flattened to
             `[batch, units * units]` (row-major `A[i, j]`).
-        training: unused (kept for the RNN-cell contract).
+        training: whether dropout is applied. Dropout acts on the slow
+            projection `W h_{t-1} + C x_t` only; the fast weights see the
+            undropped `h_{t-1}`.
 
     State:
         `state_size = [units, units * units]`; the fast-weight matrix is
@@ -84,6 +93,17 @@ class FastWeightsCell(keras.layers.Layer):
         section "Learning Autoassociative Memory Updates" and Table 1 (FW-LN).
     """
 
+    config_arguments = (
+        "decay",
+        "fast_learning_rate",
+        "inner_steps",
+        "layer_norm",
+        ("activation", "activation_name"),
+        "kernel_initializer",
+        "recurrent_initializer",
+        "bias_initializer",
+    )
+
     def __init__(
         self,
         units,
@@ -97,19 +117,13 @@ class FastWeightsCell(keras.layers.Layer):
         bias_initializer="zeros",
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.units = validation.positive_int("units", units)
+        super().__init__(units, **kwargs)
         self.decay = validation.in_range("decay", decay, 0.0, 1.0)
         self.fast_learning_rate = validation.in_range(
             "fast_learning_rate", fast_learning_rate, 0.0, float("inf")
         )
         self.inner_steps = validation.positive_int("inner_steps", inner_steps)
-        if not isinstance(layer_norm, bool):
-            raise ValueError(
-                "Received an invalid value for argument `layer_norm`, "
-                f"expected True or False, got {layer_norm!r}"
-            )
-        self.layer_norm = layer_norm
+        self.layer_norm = validation.boolean("layer_norm", layer_norm)
         self.activation_name = activation
         self.activation = aops.get_activation(activation)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
@@ -122,19 +136,14 @@ class FastWeightsCell(keras.layers.Layer):
 
     def build(self, input_shape):
         input_dim = validation.step_input_dim(self, input_shape)
-        self.kernel = self.add_weight(
-            shape=(input_dim, self.units),
-            name="kernel",
-            initializer=self.kernel_initializer,
+        n = self.units
+        self.kernel = self.add_cell_weight(
+            "kernel", (input_dim, n), self.kernel_initializer, "kernel"
         )
-        self.recurrent_kernel = self.add_weight(
-            shape=(self.units, self.units),
-            name="recurrent_kernel",
-            initializer=self.recurrent_initializer,
+        self.recurrent_kernel = self.add_cell_weight(
+            "recurrent_kernel", (n, n), self.recurrent_initializer, "recurrent"
         )
-        self.bias = self.add_weight(
-            shape=(self.units,), name="bias", initializer=self.bias_initializer
-        )
+        self.bias = self.add_cell_weight("bias", (n,), self.bias_initializer, "bias")
         if self.layer_norm:
             self.ln_gamma, self.ln_beta = aops.add_layer_norm_weights(
                 self, "layer_norm", self.units
@@ -146,8 +155,8 @@ class FastWeightsCell(keras.layers.Layer):
         fast = aops.flat_to_matrices(states[1], None, self.units)
         fast = self.decay * fast + self.fast_learning_rate * aops.outer(h_prev)
         slow = (
-            ops.matmul(inputs, self.kernel)
-            + ops.matmul(h_prev, self.recurrent_kernel)
+            ops.matmul(self.drop_input(inputs, training), self.kernel)
+            + ops.matmul(self.drop_recurrent(h_prev, training), self.recurrent_kernel)
             + self.bias
         )
         h = self.activation(slow)
@@ -157,30 +166,3 @@ class FastWeightsCell(keras.layers.Layer):
                 pre = aops.layer_norm(pre, self.ln_gamma, self.ln_beta)
             h = self.activation(pre)
         return h, [h, aops.matrices_to_flat(fast)]
-
-    def get_initial_state(self, batch_size=None):
-        return [
-            ops.zeros((batch_size, size), dtype=self.compute_dtype)
-            for size in self.state_size
-        ]
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            {
-                "units": self.units,
-                "decay": self.decay,
-                "fast_learning_rate": self.fast_learning_rate,
-                "inner_steps": self.inner_steps,
-                "layer_norm": self.layer_norm,
-                "activation": self.activation_name,
-                "kernel_initializer": keras.initializers.serialize(
-                    self.kernel_initializer
-                ),
-                "recurrent_initializer": keras.initializers.serialize(
-                    self.recurrent_initializer
-                ),
-                "bias_initializer": keras.initializers.serialize(self.bias_initializer),
-            }
-        )
-        return config

@@ -4,11 +4,12 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.cells.cell_base import CellBase
 from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class LayerNormLSTMCell(keras.layers.Layer):
+class LayerNormLSTMCell(CellBase):
     """LSTM cell with layer normalisation (Ba, Kiros & Hinton 2016).
 
     ```
@@ -40,12 +41,17 @@ class LayerNormLSTMCell(keras.layers.Layer):
         kernel_initializer: initialiser of `kernel` (`[input_dim, 4 * units]`).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[units, 4 * units]`).
-        **kwargs: passed to `keras.layers.Layer`.
+        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
+            bias_ `regularizer` and `constraint`: as in
+            `keras.layers.LSTMCell` (see `CellBase`); the layer-norm gains
+            take none. Recurrent dropout drops `h_{t-1}` in `W_h h_{t-1}`.
+        **kwargs: the arguments above (taken by `CellBase`) and those of
+            `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`.
         states: `[h, c]`, each `[batch, units]`.
-        training: unused.
+        training: whether dropout is applied.
 
     State:
         `state_size = [units, units]`, `output_size = units`.
@@ -61,6 +67,12 @@ class LayerNormLSTMCell(keras.layers.Layer):
         the layer-normalised LSTM; WeiNet paper, Figure 2 (LSTM-LN).
     """
 
+    config_arguments = (
+        "unit_forget_bias",
+        "kernel_initializer",
+        "recurrent_initializer",
+    )
+
     def __init__(
         self,
         units,
@@ -69,8 +81,7 @@ class LayerNormLSTMCell(keras.layers.Layer):
         recurrent_initializer="orthogonal",
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.units = validation.positive_int("units", units)
+        super().__init__(units, **kwargs)
         self.unit_forget_bias = bool(unit_forget_bias)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
@@ -80,13 +91,11 @@ class LayerNormLSTMCell(keras.layers.Layer):
     def build(self, input_shape):
         input_dim = validation.step_input_dim(self, input_shape)
         n = self.units
-        self.kernel = self.add_weight(
-            shape=(input_dim, 4 * n), name="kernel", initializer=self.kernel_initializer
+        self.kernel = self.add_cell_weight(
+            "kernel", (input_dim, 4 * n), self.kernel_initializer, "kernel"
         )
-        self.recurrent_kernel = self.add_weight(
-            shape=(n, 4 * n),
-            name="recurrent_kernel",
-            initializer=self.recurrent_initializer,
+        self.recurrent_kernel = self.add_cell_weight(
+            "recurrent_kernel", (n, 4 * n), self.recurrent_initializer, "recurrent"
         )
 
         def bias_init(shape, dtype=None):
@@ -101,7 +110,7 @@ class LayerNormLSTMCell(keras.layers.Layer):
                 ]
             )
 
-        self.bias = self.add_weight(shape=(4 * n,), name="bias", initializer=bias_init)
+        self.bias = self.add_cell_weight("bias", (4 * n,), bias_init, "bias")
         self.input_gain = self.add_weight(
             shape=(4 * n,), name="input_layer_norm_gamma", initializer="ones"
         )
@@ -115,10 +124,12 @@ class LayerNormLSTMCell(keras.layers.Layer):
 
     def call(self, inputs, states, training=False):
         h_prev, c_prev = states[0], states[1]
+        x = self.drop_input(inputs, training)
+        h_read = self.drop_recurrent(h_prev, training)
         z = (
-            aops.layer_norm(ops.matmul(inputs, self.kernel), self.input_gain)
+            aops.layer_norm(ops.matmul(x, self.kernel), self.input_gain)
             + aops.layer_norm(
-                ops.matmul(h_prev, self.recurrent_kernel), self.recurrent_gain
+                ops.matmul(h_read, self.recurrent_kernel), self.recurrent_gain
             )
             + self.bias
         )
@@ -128,25 +139,3 @@ class LayerNormLSTMCell(keras.layers.Layer):
             aops.layer_norm(c, self.cell_gamma, self.cell_beta)
         )
         return h, [h, c]
-
-    def get_initial_state(self, batch_size=None):
-        return [
-            ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
-            for _ in range(2)
-        ]
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            {
-                "units": self.units,
-                "unit_forget_bias": self.unit_forget_bias,
-                "kernel_initializer": keras.initializers.serialize(
-                    self.kernel_initializer
-                ),
-                "recurrent_initializer": keras.initializers.serialize(
-                    self.recurrent_initializer
-                ),
-            }
-        )
-        return config

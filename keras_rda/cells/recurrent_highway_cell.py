@@ -4,11 +4,12 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.cells.cell_base import CellBase
 from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RecurrentHighwayCell(keras.layers.Layer):
+class RecurrentHighwayCell(CellBase):
     """Recurrent highway network cell with coupled gates (Zilly et al. 2016).
 
     `depth` highway layers per time step; the input enters the first one:
@@ -39,12 +40,18 @@ class RecurrentHighwayCell(keras.layers.Layer):
             blocks H, T).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[depth, units, 2 * units]`).
-        **kwargs: passed to `keras.layers.Layer`.
+        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
+            bias_ `regularizer` and `constraint`: as in
+            `keras.layers.LSTMCell` (see `CellBase`); the layer-norm gains
+            take none. Recurrent dropout drops `s^{l-1}` in every layer's
+            `s^{l-1} R^l` (one mask for all layers), not in the carry.
+        **kwargs: the arguments above (taken by `CellBase`) and those of
+            `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`.
         states: `[s]`, `[batch, units]`.
-        training: unused.
+        training: whether dropout is applied.
 
     State:
         `state_size = [units]`, `output_size = units`.
@@ -61,6 +68,14 @@ class RecurrentHighwayCell(keras.layers.Layer):
         paper, Experiments ("RHN use coupled gates") and Figure 2 (RHN-LN).
     """
 
+    config_arguments = (
+        "depth",
+        "layer_norm",
+        "transform_bias",
+        "kernel_initializer",
+        "recurrent_initializer",
+    )
+
     def __init__(
         self,
         units,
@@ -71,8 +86,7 @@ class RecurrentHighwayCell(keras.layers.Layer):
         recurrent_initializer="glorot_uniform",
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.units = validation.positive_int("units", units)
+        super().__init__(units, **kwargs)
         self.depth = validation.positive_int("depth", depth)
         self.layer_norm = bool(layer_norm)
         self.transform_bias = validation.in_range(
@@ -91,13 +105,14 @@ class RecurrentHighwayCell(keras.layers.Layer):
     def build(self, input_shape):
         input_dim = validation.step_input_dim(self, input_shape)
         n, depth = self.units, self.depth
-        self.kernel = self.add_weight(
-            shape=(input_dim, 2 * n), name="kernel", initializer=self.kernel_initializer
+        self.kernel = self.add_cell_weight(
+            "kernel", (input_dim, 2 * n), self.kernel_initializer, "kernel"
         )
-        self.recurrent_kernel = self.add_weight(
-            shape=(depth, n, 2 * n),
-            name="recurrent_kernel",
-            initializer=self.recurrent_initializer,
+        self.recurrent_kernel = self.add_cell_weight(
+            "recurrent_kernel",
+            (depth, n, 2 * n),
+            self.recurrent_initializer,
+            "recurrent",
         )
 
         def bias_init(shape, dtype=None):
@@ -105,18 +120,16 @@ class RecurrentHighwayCell(keras.layers.Layer):
             gate = ops.full((depth, n), self.transform_bias, dtype)
             return ops.concatenate([half, gate], axis=-1)
 
-        self.bias = self.add_weight(
-            shape=(depth, 2 * n), name="bias", initializer=bias_init
-        )
+        self.bias = self.add_cell_weight("bias", (depth, 2 * n), bias_init, "bias")
         if self.layer_norm:
             self.ln_gain = self.add_weight(
                 shape=(depth, 2, n), name="layer_norm_gamma", initializer="ones"
             )
         self.built = True
 
-    def _highway_layer(self, s, layer, projected_input):
+    def _highway_layer(self, s, layer, projected_input, training):
         """One highway layer `l` of the recurrence (coupled gates)."""
-        u = ops.matmul(s, self.recurrent_kernel[layer])
+        u = ops.matmul(self.drop_recurrent(s, training), self.recurrent_kernel[layer])
         if projected_input is not None:
             u = u + projected_input
         u_h, u_t = ops.split(u, 2, axis=-1)
@@ -130,28 +143,8 @@ class RecurrentHighwayCell(keras.layers.Layer):
 
     def call(self, inputs, states, training=False):
         s = states[0]
-        projected = ops.matmul(inputs, self.kernel)
+        projected = ops.matmul(self.drop_input(inputs, training), self.kernel)
         for layer in range(self.depth):
-            s = self._highway_layer(s, layer, projected if layer == 0 else None)
+            first = projected if layer == 0 else None
+            s = self._highway_layer(s, layer, first, training)
         return s, [s]
-
-    def get_initial_state(self, batch_size=None):
-        return [ops.zeros((batch_size, self.units), dtype=self.compute_dtype)]
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            {
-                "units": self.units,
-                "depth": self.depth,
-                "layer_norm": self.layer_norm,
-                "transform_bias": self.transform_bias,
-                "kernel_initializer": keras.initializers.serialize(
-                    self.kernel_initializer
-                ),
-                "recurrent_initializer": keras.initializers.serialize(
-                    self.recurrent_initializer
-                ),
-            }
-        )
-        return config

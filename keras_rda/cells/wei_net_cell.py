@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from keras_rda.cells import associative_ops as aops
+from keras_rda.cells.cell_base import CellBase
 from keras_rda.utils import validation
 
 UPDATES = ("elementwise", "row_col", "gated")
@@ -38,7 +39,7 @@ def _factor_initializer(mean, stddev):
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class WeiNetCell(keras.layers.Layer):
+class WeiNetCell(CellBase):
     """Cell of WeiNet, an RNN with learned auto-associative memory updates.
 
     One step, with `K = num_memories` memories `A^k` (`[units, units]` each):
@@ -98,7 +99,9 @@ class WeiNetCell(keras.layers.Layer):
       eq. 6 is written; eq. 3 uses the memories after this step's update.
     - The "row- and column-wise mean of the weighted average of {A}" of
       eq. 7 is taken of the router-weighted memory `Abar` of eq. 6.
-    - The router's previous weights start uniform, `a_0 = 1/K`. With
+    - The router's previous weights start uniform, `a_0 = 1/K`. The state
+      holds `a_{t-1} - 1/K`, so that the all-zero state is the initial one
+      (`keras.layers.RNN.reset_state` sets every state to zero). With
       `router=False` the memories are averaged with fixed weights 1/K (for
       `K = 1`, the paper's single-memory WeiNet of Table 1).
     - For `"row_col"`, `c` and `r` are initialised so that `c_i r_j` has
@@ -133,15 +136,24 @@ class WeiNetCell(keras.layers.Layer):
         router_initializer: initialiser of the router's `w` (`[K]`).
         bias_initializer: initialiser of `b_C` and `b_D`, default
             `N(0, 0.1)` (appendix; see above).
-        **kwargs: passed to `keras.layers.Layer`.
+        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
+            bias_ `regularizer` and `constraint`: as in
+            `keras.layers.LSTMCell` (see `CellBase`). Groups: kernel =
+            `W_C`'s input block and the reader `W_D`; recurrent = `W_C`'s
+            recurrent blocks, `W_A`, `W_h`, `W_AH` and the router's `w`;
+            bias = `b_C`, `b_D`; the layer norm takes none. Recurrent
+            dropout drops `e_{t-1}` and `h_{t-1}` in eq. 2 (the one
+            `[batch, units]` mask `keras.layers.RNN` draws, for both).
+        **kwargs: the arguments above (taken by `CellBase`) and those of
+            `keras.layers.Layer`.
 
     Call arguments:
         inputs: `[batch, input_dim]`, one time step `s_t`.
         states: `[h, e, A]` (plus `a` with `router=True`): `h`, `e`
             `[batch, units]`; the memories `A` flattened to
             `[batch, K * units * units]` (row-major `A[k, i, j]`); `a`
-            `[batch, K]`.
-        training: unused (kept for the RNN-cell contract).
+            `[batch, K]`, the router's previous weights minus `1/K`.
+        training: whether dropout is applied.
 
     State:
         `state_size = [units, units, K * units * units]` (`+ [K]` with the
@@ -163,6 +175,18 @@ class WeiNetCell(keras.layers.Layer):
         eq. 1-7, Figure 3 (update variants), appendix (initialisation).
     """
 
+    config_arguments = (
+        "num_memories",
+        "update",
+        "router",
+        "layer_norm",
+        ("update_activation", "update_activation_name"),
+        "memory_clip",
+        "kernel_initializer",
+        "router_initializer",
+        "bias_initializer",
+    )
+
     def __init__(
         self,
         units,
@@ -177,18 +201,11 @@ class WeiNetCell(keras.layers.Layer):
         bias_initializer=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.units = validation.positive_int("units", units)
+        super().__init__(units, **kwargs)
         self.num_memories = validation.positive_int("num_memories", num_memories)
         self.update = validation.one_of("update", update, UPDATES)
-        for name, value in (("router", router), ("layer_norm", layer_norm)):
-            if not isinstance(value, bool):
-                raise ValueError(
-                    f"Received an invalid value for argument `{name}`, "
-                    f"expected True or False, got {value!r}"
-                )
-        self.router = router
-        self.layer_norm = layer_norm
+        self.router = validation.boolean("router", router)
+        self.layer_norm = validation.boolean("layer_norm", layer_norm)
         self.update_activation_name = update_activation
         self.update_activation = aops.get_activation(
             update_activation, "update_activation", ("linear", "tanh")
@@ -210,24 +227,18 @@ class WeiNetCell(keras.layers.Layer):
     def build(self, input_shape):
         input_dim = validation.step_input_dim(self, input_shape)
         h, k = self.units, self.num_memories
-        self.kernel = self.add_weight(
-            shape=(input_dim, h), name="kernel", initializer=self.kernel_initializer
+        self.kernel = self.add_cell_weight(
+            "kernel", (input_dim, h), self.kernel_initializer, "kernel"
         )
-        self.recurrent_kernel = self.add_weight(
-            shape=(2 * h, h),
-            name="recurrent_kernel",
-            initializer=self.kernel_initializer,
+        self.recurrent_kernel = self.add_cell_weight(
+            "recurrent_kernel", (2 * h, h), self.kernel_initializer, "recurrent"
         )
-        self.bias = self.add_weight(
-            shape=(h,), name="bias", initializer=self.bias_initializer
+        self.bias = self.add_cell_weight("bias", (h,), self.bias_initializer, "bias")
+        self.reader_kernel = self.add_cell_weight(
+            "reader_kernel", (5 * h, h), self.kernel_initializer, "kernel"
         )
-        self.reader_kernel = self.add_weight(
-            shape=(5 * h, h),
-            name="reader_kernel",
-            initializer=self.kernel_initializer,
-        )
-        self.reader_bias = self.add_weight(
-            shape=(h,), name="reader_bias", initializer=self.bias_initializer
+        self.reader_bias = self.add_cell_weight(
+            "reader_bias", (h,), self.bias_initializer, "bias"
         )
         if self.layer_norm:
             self.ln_gamma, self.ln_beta = aops.add_layer_norm_weights(
@@ -240,19 +251,20 @@ class WeiNetCell(keras.layers.Layer):
         for term, (mean, stddev) in terms:
             if self.update == "row_col":
                 init = _factor_initializer(mean, stddev)
-                self.memory_weights[term] = (
-                    self.add_weight(shape=(k, h), name=f"{term}_col", initializer=init),
-                    self.add_weight(shape=(k, h), name=f"{term}_row", initializer=init),
+                self.memory_weights[term] = tuple(
+                    self.add_cell_weight(f"{term}_{side}", (k, h), init, "recurrent")
+                    for side in ("col", "row")
                 )
             else:
-                self.memory_weights[term] = self.add_weight(
-                    shape=(k, h, h),
-                    name=f"{term}_weight",
-                    initializer=_matrix_initializer(mean, stddev),
+                self.memory_weights[term] = self.add_cell_weight(
+                    f"{term}_weight",
+                    (k, h, h),
+                    _matrix_initializer(mean, stddev),
+                    "recurrent",
                 )
         if self.router:
-            self.router_weight = self.add_weight(
-                shape=(k,), name="router_weight", initializer=self.router_initializer
+            self.router_weight = self.add_cell_weight(
+                "router_weight", (k,), self.router_initializer, "recurrent"
             )
         self.built = True
 
@@ -265,11 +277,17 @@ class WeiNetCell(keras.layers.Layer):
             return ops.expand_dims(col, -1) * ops.expand_dims(row, -2)
         return weight
 
-    def _controller(self, inputs, e_prev, h_prev):
+    def _controller(self, inputs, e_prev, h_prev, training=False):
         """Eq. 2: `h_t = tanh(W_C [s_t; e_{t-1}; h_{t-1}] + b_C)`."""
-        recurrent = ops.concatenate([e_prev, h_prev], axis=-1)
+        recurrent = ops.concatenate(
+            [
+                self.drop_recurrent(e_prev, training),
+                self.drop_recurrent(h_prev, training),
+            ],
+            axis=-1,
+        )
         return ops.tanh(
-            ops.matmul(inputs, self.kernel)
+            ops.matmul(self.drop_input(inputs, training), self.kernel)
             + ops.matmul(recurrent, self.recurrent_kernel)
             + self.bias
         )
@@ -317,43 +335,13 @@ class WeiNetCell(keras.layers.Layer):
     def call(self, inputs, states, training=False):
         h_prev, e_prev = states[0], states[1]
         memories = aops.flat_to_matrices(states[2], self.num_memories, self.units)
-        h = self._controller(inputs, e_prev, h_prev)
+        h = self._controller(inputs, e_prev, h_prev, training)
         memories = self._update_memories(memories, h)
-        attention = self._route(memories, h, states[3] if self.router else None)
+        uniform = 1.0 / self.num_memories
+        a_prev = states[3] + uniform if self.router else None
+        attention = self._route(memories, h, a_prev)
         e = self._reader(e_prev, self._combine(memories, attention), h)
         new_states = [h, e, aops.matrices_to_flat(memories)]
         if self.router:
-            new_states.append(attention)
+            new_states.append(attention - uniform)
         return e, new_states
-
-    def get_initial_state(self, batch_size=None):
-        states = [
-            ops.zeros((batch_size, size), dtype=self.compute_dtype)
-            for size in self.state_size[:3]
-        ]
-        if self.router:
-            k = self.num_memories
-            states.append(ops.full((batch_size, k), 1.0 / k, dtype=self.compute_dtype))
-        return states
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            {
-                "units": self.units,
-                "num_memories": self.num_memories,
-                "update": self.update,
-                "router": self.router,
-                "layer_norm": self.layer_norm,
-                "update_activation": self.update_activation_name,
-                "memory_clip": self.memory_clip,
-                "kernel_initializer": keras.initializers.serialize(
-                    self.kernel_initializer
-                ),
-                "router_initializer": keras.initializers.serialize(
-                    self.router_initializer
-                ),
-                "bias_initializer": keras.initializers.serialize(self.bias_initializer),
-            }
-        )
-        return config

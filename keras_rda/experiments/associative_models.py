@@ -14,6 +14,7 @@ from keras_rda.cells.fast_weights_cell import FastWeightsCell
 from keras_rda.cells.layer_norm_lstm_cell import LayerNormLSTMCell
 from keras_rda.cells.recurrent_highway_cell import RecurrentHighwayCell
 from keras_rda.cells.wei_net_cell import WeiNetCell
+from keras_rda.experiments.rnn_models import sequence_model
 from keras_rda.experiments.zoo import register_model
 
 PAPER = "WeiNet paper (Zhang & Zhou), Experiments and appendix"
@@ -24,10 +25,8 @@ SETTINGS = dict(
 
 def sequence_classifier(task, cell, name):
     """`Input -> RNN(cell) -> Dense(task.output_dim)` (per step if needed)."""
-    inputs = keras.Input((None, task.input_dim), name="inputs")
-    hidden = keras.layers.RNN(cell, return_sequences=task.per_step, name="rnn")(inputs)
-    outputs = keras.layers.Dense(task.output_dim, name="readout")(hidden)
-    return keras.Model(inputs, outputs, name=name)
+    layer = keras.layers.RNN(cell, return_sequences=task.per_step, name="rnn")
+    return sequence_model(task, layer, name, head_name="readout")
 
 
 @register_model(

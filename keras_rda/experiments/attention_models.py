@@ -23,6 +23,7 @@ never 100% (docs/feedforward_attention.md).
 
 import keras
 
+from keras_rda.experiments.rnn_models import sequence_input
 from keras_rda.experiments.zoo import register_model
 from keras_rda.layers.feed_forward_attention import FeedForwardAttention
 from keras_rda.layers.feed_forward_attention import paper_initializer
@@ -37,6 +38,9 @@ PAPER = "Raffel & Ellis 2016, section 2.1"
 # (docs/feedforward_attention.md, Table 1).
 ATTENTION_LEARNING_RATE = 3e-3
 MEAN_LEARNING_RATE = 1e-2
+# The recurrent models with attention (untried in the papers): the RDA
+# paper's Adam learning rate and batch size, the attention paper's D.
+RECURRENT_SETTINGS = dict(learning_rate=1e-3, batch_size=100, units=PAPER_UNITS)
 
 
 def _paper_dense(units, name):
@@ -51,23 +55,6 @@ def _paper_dense(units, name):
 
 def _leaky(name):
     return keras.layers.LeakyReLU(negative_slope=LEAKY_SLOPE, name=name)
-
-
-def _sequence_input(task, mask_padding=True):
-    """`keras.Input((None, input_dim))`, then `Masking(0.0)` for padded tasks.
-
-    `mask_padding=False` keeps the padding visible to the model.
-    """
-    if not isinstance(mask_padding, bool):
-        raise ValueError(
-            "Received an invalid value for argument `mask_padding`, expected a "
-            f"bool, got {mask_padding!r}"
-        )
-    inputs = keras.Input((None, task.input_dim), name="inputs")
-    x = inputs
-    if mask_padding and getattr(task, "masked", False):
-        x = keras.layers.Masking(mask_value=0.0, name="padding_mask")(x)
-    return inputs, x
 
 
 def _paper_head(task, context, units):
@@ -94,7 +81,7 @@ def _check_per_sequence(task):
 def _feedforward_model(task, pooling, units, name, mask_padding):
     """`h_t = LReLU(W_xh x_t + b_xh)`, pooled over time by `pooling`."""
     _check_per_sequence(task)
-    inputs, x = _sequence_input(task, mask_padding)
+    inputs, x = sequence_input(task, mask_padding)
     h = _leaky("h_activation")(_paper_dense(units, "h")(x))
     context = pooling(h)
     return keras.Model(inputs, _paper_head(task, context, units), name=name)
@@ -138,7 +125,7 @@ def build_ffmean(task, units=PAPER_UNITS, mask_padding=False):
 def _recurrent_attention_model(task, recurrent_layer, units, name):
     """`recurrent_layer` (with `return_sequences=True`), then attention."""
     _check_per_sequence(task)
-    inputs, x = _sequence_input(task)
+    inputs, x = sequence_input(task)
     h = recurrent_layer(x)
     context = FeedForwardAttention(name="attention")(h)
     return keras.Model(inputs, _paper_head(task, context, units), name=name)
@@ -148,9 +135,7 @@ def _recurrent_attention_model(task, recurrent_layer, units, name):
     "rda-attn",
     description="RDA (return_sequences) pooled by feed-forward attention",
     paper="RDA layer + Raffel & Ellis attention (untried in the papers)",
-    learning_rate=1e-3,
-    batch_size=100,
-    units=PAPER_UNITS,
+    **RECURRENT_SETTINGS,
 )
 def build_rda_attn(task, units=PAPER_UNITS):
     """`RDA(units, return_sequences=True)`, then `FeedForwardAttention`."""
@@ -164,9 +149,7 @@ def build_rda_attn(task, units=PAPER_UNITS):
     "lstm-attn",
     description="Keras LSTM (return_sequences) pooled by feed-forward attention",
     paper="keras.layers.LSTM + Raffel & Ellis attention (reference for rda-attn)",
-    learning_rate=1e-3,
-    batch_size=100,
-    units=PAPER_UNITS,
+    **RECURRENT_SETTINGS,
 )
 def build_lstm_attn(task, units=PAPER_UNITS):
     """`keras.layers.LSTM(units, return_sequences=True)`, then attention."""

@@ -13,12 +13,36 @@ except forget/discount gates at 1, Adam with learning rate 1e-3, batches of
 import keras
 
 from keras_rda.experiments.zoo import register_model
+from keras_rda.utils import validation
 
 RDA_PAPER = "RDA paper (Maginnis & Richemond 2017), section 6.1"
 RWA_PAPER = "RWA paper (Ostmeyer & Cowell 2017), section 3.1"
+# RDA paper section 6.1 (and the RWA paper's 3.1): Adam at 1e-3, batches of
+# 100, 250 units.
+PAPER_SETTINGS = dict(learning_rate=1e-3, batch_size=100, units=250)
 
 
-def sequence_model(task, recurrent_layer, name):
+def sequence_input(task, mask_padding=True):
+    """`keras.Input((None, input_dim))`, then `Masking(0.0)` for padded tasks.
+
+    Args:
+        task: a `keras_rda.tasks.Task`.
+        mask_padding: False keeps the padding of a `task.masked` task
+            visible to the model.
+
+    Returns:
+        `(inputs, features)`: the model's input and what the first layer
+        reads.
+    """
+    validation.boolean("mask_padding", mask_padding)
+    inputs = keras.Input((None, task.input_dim), name="inputs")
+    features = inputs
+    if mask_padding and task.masked:
+        features = keras.layers.Masking(mask_value=0.0, name="padding_mask")(features)
+    return inputs, features
+
+
+def sequence_model(task, recurrent_layer, name, head_name="head"):
     """Wraps `recurrent_layer` into the model a task needs.
 
     Args:
@@ -26,17 +50,15 @@ def sequence_model(task, recurrent_layer, name):
         recurrent_layer: a Keras sequence layer; it must return sequences
             exactly when `task.per_step` is True.
         name: the model's name.
+        head_name: the name of the linear head.
 
     Returns:
         An uncompiled `keras.Model` mapping `[batch, time, task.input_dim]`
         to `[batch, task.output_dim]` (or `[batch, time, task.output_dim]`).
     """
-    inputs = keras.Input((None, task.input_dim), name="inputs")
-    features = inputs
-    if task.masked:
-        features = keras.layers.Masking(mask_value=0.0, name="padding_mask")(features)
+    inputs, features = sequence_input(task)
     features = recurrent_layer(features)
-    outputs = keras.layers.Dense(task.output_dim, name="head")(features)
+    outputs = keras.layers.Dense(task.output_dim, name=head_name)(features)
     return keras.Model(inputs, outputs, name=name)
 
 
@@ -44,10 +66,8 @@ def sequence_model(task, recurrent_layer, name):
     "rda",
     description="RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA)",
     paper=RDA_PAPER,
-    learning_rate=1e-3,
     clipvalue=1.0,
-    batch_size=100,
-    units=250,
+    **PAPER_SETTINGS,
 )
 def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA).
@@ -62,10 +82,8 @@ def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     "rda-exp-tanh",
     description="RDA-exp-tanh: exponential attention, tanh output",
     paper=RDA_PAPER,
-    learning_rate=1e-3,
     clipvalue=1.0,
-    batch_size=100,
-    units=250,
+    **PAPER_SETTINGS,
 )
 def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-exp-tanh: exponential attention, tanh output."""
@@ -95,10 +113,8 @@ def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
     "rwa",
     description="RWA: recurrent weighted average, learned initial state, no clipping",
     paper=RWA_PAPER,
-    learning_rate=1e-3,
     clipvalue=None,
-    batch_size=100,
-    units=250,
+    **PAPER_SETTINGS,
 )
 def build_rwa(task, units=250, **kwargs):
     """RWA: recurrent weighted average, learned initial state, no clipping."""
@@ -112,37 +128,29 @@ def build_rwa(task, units=250, **kwargs):
     "lstm",
     description="Keras LSTM, forget-gate bias 1, Glorot recurrent weights",
     paper=RDA_PAPER,
-    learning_rate=1e-3,
     clipvalue=1.0,
-    batch_size=100,
-    units=250,
+    **PAPER_SETTINGS,
 )
 def build_lstm(task, units=250, **kwargs):
     """Keras LSTM, forget-gate bias 1, Glorot recurrent weights."""
-    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
-    layer = keras.layers.LSTM(
-        units,
-        unit_forget_bias=True,
-        return_sequences=task.per_step,
-        name="lstm",
-        **kwargs,
-    )
-    return sequence_model(task, layer, "lstm")
+    return _keras_rnn_model(task, keras.layers.LSTM, units, "lstm", kwargs)
 
 
 @register_model(
     "gru",
     description="Keras GRU, Glorot recurrent weights",
     paper=RDA_PAPER,
-    learning_rate=1e-3,
     clipvalue=1.0,
-    batch_size=100,
-    units=250,
+    **PAPER_SETTINGS,
 )
 def build_gru(task, units=250, **kwargs):
     """Keras GRU, Glorot recurrent weights."""
+    return _keras_rnn_model(task, keras.layers.GRU, units, "gru", kwargs)
+
+
+def _keras_rnn_model(task, layer_class, units, name, kwargs):
+    """A Keras LSTM or GRU with the RDA paper's Glorot recurrent weights
+    (and, for the LSTM, Keras's default forget-gate bias of 1)."""
     kwargs.setdefault("recurrent_initializer", "glorot_uniform")
-    layer = keras.layers.GRU(
-        units, return_sequences=task.per_step, name="gru", **kwargs
-    )
-    return sequence_model(task, layer, "gru")
+    layer = layer_class(units, return_sequences=task.per_step, name=name, **kwargs)
+    return sequence_model(task, layer, name)

@@ -1,27 +1,51 @@
 """Seeded generators for the synthetic tasks of the five papers.
 
-`keras_rda.tasks.get_task(name, **params)` returns a `Task`; `task_names()`
-lists them. Each task module registers its tasks on import.
+One sub-package per paper, so the folder says where a task comes from:
+
+- `rda_paper` (Maginnis & Richemond 2017): addition, classify-length,
+  copy, multicopy, mnist, pmnist.
+- `rwa_paper` (Ostmeyer & Cowell 2017): reber, variable-copy,
+  adding-problem, classify-by-length.
+- `uw_paper` (Le, Tran & Venkatesh 2019): uw-double, uw-copy, uw-reverse,
+  uw-add, uw-max, sinusoid, sinusoid-noisy.
+- `weinet_paper` (Zhang & Zhou): associative-recall.
+- `ffa_paper` (Raffel & Ellis 2016): ffa-addition, ffa-multiplication and
+  their `-variable` versions.
+
+`core` holds the `Task` base class, the registry (`get_task(name,
+**params)` returns a `Task`, `task_names()` lists them) and the NumPy
+sequence helpers. A task's variants (the same generator with other
+defaults) are registered presets (`register_preset`); every task class is
+importable from here, e.g. `keras_rda.tasks.AddingProblem`.
 """
 
-from keras_rda.tasks import adding_problem
-from keras_rda.tasks import addition
-from keras_rda.tasks import associative_recall
-from keras_rda.tasks import classify_by_length
-from keras_rda.tasks import classify_length
-from keras_rda.tasks import copy
-from keras_rda.tasks import ffa_addition
-from keras_rda.tasks import ffa_addition_variable
-from keras_rda.tasks import ffa_multiplication
-from keras_rda.tasks import ffa_multiplication_variable
-from keras_rda.tasks import mnist
-from keras_rda.tasks import multicopy
-from keras_rda.tasks import reber
-from keras_rda.tasks import sinusoid
-from keras_rda.tasks import uw_sequence
-from keras_rda.tasks import variable_copy
-from keras_rda.tasks.task import Task
-from keras_rda.tasks.task import get_task
-from keras_rda.tasks.task import get_task_class
-from keras_rda.tasks.task import register_task
-from keras_rda.tasks.task import task_names
+from keras_rda.tasks.core.registry import get_task
+from keras_rda.tasks.core.registry import get_task_class
+from keras_rda.tasks.core.registry import register_preset
+from keras_rda.tasks.core.registry import register_task
+from keras_rda.tasks.core.registry import task_names
+from keras_rda.tasks.core.task import Task
+from keras_rda.tasks.ffa_paper import FFAAddition
+from keras_rda.tasks.ffa_paper import FFAAdditionVariable
+from keras_rda.tasks.ffa_paper import FFAMultiplication
+from keras_rda.tasks.ffa_paper import FFAMultiplicationVariable
+from keras_rda.tasks.ffa_paper import MarkedValueProblem
+from keras_rda.tasks.rda_paper import Addition
+from keras_rda.tasks.rda_paper import ClassifyLength
+from keras_rda.tasks.rda_paper import Copy
+from keras_rda.tasks.rda_paper import Multicopy
+from keras_rda.tasks.rda_paper import PermutedMnist
+from keras_rda.tasks.rda_paper import SequentialMnist
+from keras_rda.tasks.rwa_paper import AddingProblem
+from keras_rda.tasks.rwa_paper import ClassifyByLength
+from keras_rda.tasks.rwa_paper import Reber
+from keras_rda.tasks.rwa_paper import VariableCopy
+from keras_rda.tasks.uw_paper import NoisySinusoidTask
+from keras_rda.tasks.uw_paper import SinusoidTask
+from keras_rda.tasks.uw_paper import UWAddTask
+from keras_rda.tasks.uw_paper import UWCopyTask
+from keras_rda.tasks.uw_paper import UWDoubleTask
+from keras_rda.tasks.uw_paper import UWMaxTask
+from keras_rda.tasks.uw_paper import UWReverseTask
+from keras_rda.tasks.uw_paper import UWSequenceTask
+from keras_rda.tasks.weinet_paper import AssociativeRecall

@@ -13,6 +13,8 @@ Booleans are never accepted as numbers.
 
 import numbers
 
+import numpy as np
+
 
 def invalid_value(name, expected, value):
     """The `ValueError` every check raises (also for one-off checks elsewhere).
@@ -88,6 +90,13 @@ def rate(name, value):
     if not _is_real(value) or not 0.0 <= float(value) < 1.0:
         raise invalid_value(name, "a float in [0, 1)", value)
     return float(value)
+
+
+def boolean(name, value):
+    """`value` if it is True or False (NumPy booleans become Python's)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise invalid_value(name, "True or False", value)
+    return bool(value)
 
 
 def one_of(name, value, choices):

@@ -17,9 +17,11 @@ the papers; `to_keras_weights` lays them out as the package documents
 
 import numpy as np
 
+from tests.helpers import sigmoid
+
 F_A = {
     "exp": np.exp,
-    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "sigmoid": sigmoid,
     "softplus": lambda x: np.log1p(np.exp(x)),
     "relu": lambda x: np.maximum(x, 0.0),
 }

@@ -6,6 +6,7 @@ import pytest
 
 from keras_rda.cells.fast_weights_cell import FastWeightsCell
 from tests.cells import associative_reference as ref
+from tests.helpers import perturb_weights
 
 UNITS, INPUT_DIM, BATCH = 4, 3, 2
 ACTIVATIONS = {
@@ -13,11 +14,6 @@ ACTIVATIONS = {
     "tanh": np.tanh,
     "linear": lambda v: v,
 }
-
-
-def perturb_weights(cell, rng):
-    for v in cell.weights:
-        v.assign(np.asarray(v.numpy()) + 0.3 * rng.normal(size=v.shape))
 
 
 @pytest.mark.parametrize(

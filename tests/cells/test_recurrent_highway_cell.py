@@ -6,17 +6,14 @@ import pytest
 
 from keras_rda.cells.recurrent_highway_cell import RecurrentHighwayCell
 from tests.cells import associative_reference as ref
+from tests.helpers import perturbed_sequence_outputs
 
 
 @pytest.mark.parametrize("depth,layer_norm", [(1, False), (3, True)])
 def test_sequence_matches_numpy(depth, layer_norm, rng):
     cell = RecurrentHighwayCell(4, depth=depth, layer_norm=layer_norm)
-    layer = keras.layers.RNN(cell, return_sequences=True)
     x = rng.normal(size=(2, 5, 3)).astype("float32")
-    layer(x)
-    for v in cell.weights:
-        v.assign(np.asarray(v.numpy()) + 0.3 * rng.normal(size=v.shape))
-    y = np.asarray(layer(x))
+    y = perturbed_sequence_outputs(cell, x, rng)
     w = ref.weights_by_name(cell)
     s = np.zeros((2, 4))
     for t in range(5):

@@ -6,6 +6,7 @@ import pytest
 
 from keras_rda.cells.wei_net_cell import WeiNetCell
 from tests.cells import associative_reference as ref
+from tests.helpers import perturb_weights
 
 UNITS, INPUT_DIM, BATCH = 4, 3, 2
 
@@ -16,12 +17,6 @@ def random_states(rng, cell):
     A = rng.normal(size=(BATCH, cell.num_memories, UNITS, UNITS))
     a = rng.dirichlet(np.ones(cell.num_memories), size=BATCH)
     return h, e, A, a
-
-
-def perturb_weights(cell, rng):
-    """Moves every weight off its initial value (gains and biases included)."""
-    for v in cell.weights:
-        v.assign(np.asarray(v.numpy()) + 0.3 * rng.normal(size=v.shape))
 
 
 @pytest.mark.parametrize(
@@ -41,7 +36,8 @@ def test_one_step_matches_numpy(update, memories, router, rng):
     perturb_weights(cell, rng)
     x = rng.normal(size=(BATCH, INPUT_DIM))
     h, e, A, a = random_states(rng, cell)
-    states = [h, e, A.reshape(BATCH, -1)] + ([a] if router else [])
+    # The router state holds a - 1/K (zero is the initial state).
+    states = [h, e, A.reshape(BATCH, -1)] + ([a - 1 / memories] if router else [])
     out, new = cell(x.astype("float32"), [s.astype("float32") for s in states])
     w = ref.weights_by_name(cell)
     h_ref, e_ref, A_ref, a_ref = ref.weinet_step(
@@ -52,7 +48,7 @@ def test_one_step_matches_numpy(update, memories, router, rng):
     np.testing.assert_allclose(new[1], e_ref, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(new[2], A_ref.reshape(BATCH, -1), rtol=1e-4, atol=1e-4)
     if router:
-        np.testing.assert_allclose(new[3], a_ref, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(new[3] + 1 / memories, a_ref, rtol=1e-4, atol=1e-5)
 
 
 def test_options_tanh_update_no_layer_norm_and_clip(rng):
@@ -147,12 +143,13 @@ def test_router_weights_sum_to_one(rng):
     layer = keras.layers.RNN(cell, return_state=True)
     x = 5 * rng.normal(size=(BATCH, 7, INPUT_DIM)).astype("float32")
     *_, attention = layer(x)
-    attention = np.asarray(attention)
+    attention = np.asarray(attention) + 1 / 3  # the state is a - 1/K
     assert attention.shape == (BATCH, 3)
     assert (attention >= 0).all()
     np.testing.assert_allclose(attention.sum(-1), 1.0, rtol=1e-5)
+    # a_0 = 1/K is the all-zero state, the one `reset_state` restores.
     initial = cell.get_initial_state(2)
-    np.testing.assert_allclose(np.asarray(initial[3]), np.full((2, 3), 1 / 3))
+    np.testing.assert_array_equal(np.asarray(initial[3]), np.zeros((2, 3)))
 
 
 def test_state_declared_flat():

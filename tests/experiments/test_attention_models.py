@@ -162,8 +162,16 @@ def test_per_step_tasks_are_refused():
 
 @pytest.mark.parametrize("task_name", ["ffa-addition", "ffa-multiplication"])
 def test_every_paper_length_builds(task_name):
+    """Every T0 of Table 1 gives batches that the paper's model reads: one
+    model (the attention model has no length-dependent weights) maps each
+    to one finite prediction per sequence."""
+    model = get_model_spec("ffattn").build(get_task(task_name), units=4)
+    weights = model.count_params()
     for min_length in PAPER_T0:
         task = get_task(task_name, min_length=min_length)
-        x, y, _ = task.generate(1, np.random.default_rng(min_length))
-        assert x.shape == (1, min_length + min_length // 10, 2)
-        assert y.shape == (1, 1)
+        x, y, _ = task.generate(2, np.random.default_rng(min_length))
+        assert x.shape == (2, min_length + min_length // 10, 2)
+        assert y.shape == (2, 1)
+        prediction = np.asarray(model(x))
+        assert prediction.shape == y.shape and np.all(np.isfinite(prediction))
+        assert model.count_params() == weights

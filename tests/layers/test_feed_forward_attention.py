@@ -7,6 +7,7 @@ import tensorflow as tf
 
 import keras_rda
 from keras_rda.layers.feed_forward_attention import FeedForwardAttention
+from tests.helpers import set_random_weights
 
 
 def reference_attention(h, kernel, bias, mask=None, activation=np.tanh, vector=None):
@@ -42,16 +43,11 @@ def build(layer, h):
     return [np.asarray(o) for o in outputs] if isinstance(outputs, tuple) else outputs
 
 
-def random_weights(layer, rng, scale=1.0):
-    layer.set_weights([scale * rng.standard_normal(w.shape) for w in layer.weights])
-    return [np.asarray(w, np.float64) for w in layer.get_weights()]
-
-
 def test_paper_score_matches_numpy_reference(rng):
     h = rng.standard_normal((3, 7, 5)).astype(np.float32)
     layer = FeedForwardAttention(return_attention_scores=True)
     build(layer, h)
-    kernel, bias = random_weights(layer, rng, scale=2.0)
+    kernel, bias = set_random_weights(layer, rng, scale=2.0)
     context, alpha = build(layer, h)
     ref_context, ref_alpha = reference_attention(h, kernel, bias)
     np.testing.assert_allclose(context, ref_context, rtol=1e-5, atol=1e-6)
@@ -63,7 +59,7 @@ def test_hidden_layer_score_matches_numpy_reference(rng):
     h = rng.standard_normal((2, 6, 4)).astype(np.float32)
     layer = FeedForwardAttention(units=3, score_activation="relu")
     build(layer, h)
-    kernel, bias, vector = random_weights(layer, rng)
+    kernel, bias, vector = set_random_weights(layer, rng)
     context = np.asarray(layer(h))
     ref_context, _ = reference_attention(
         h, kernel, bias, activation=lambda x: np.maximum(x, 0.0), vector=vector
@@ -75,7 +71,7 @@ def test_linear_score_without_bias_matches_reference(rng):
     h = rng.standard_normal((2, 9, 3)).astype(np.float32)
     layer = FeedForwardAttention(score_activation=None, use_bias=False)
     build(layer, h)
-    (kernel,) = random_weights(layer, rng)
+    (kernel,) = set_random_weights(layer, rng)
     ref_context, _ = reference_attention(h, kernel, 0.0, activation=lambda x: x)
     np.testing.assert_allclose(np.asarray(layer(h)), ref_context, rtol=1e-5, atol=1e-6)
 
@@ -99,7 +95,7 @@ def test_mask_properties(rng):
     mask[3, :] = False  # nothing real
     layer = FeedForwardAttention(return_attention_scores=True)
     build(layer, h)
-    kernel, bias = random_weights(layer, rng, scale=3.0)
+    kernel, bias = set_random_weights(layer, rng, scale=3.0)
     context, alpha = (np.asarray(o) for o in layer(h, mask=mask))
 
     np.testing.assert_array_equal(alpha[~mask], 0.0)
@@ -168,7 +164,7 @@ def test_gradient_matches_finite_differences(rng):
     h = rng.standard_normal((1, 5, 3))
     layer = FeedForwardAttention()
     layer.build((None, None, 3))
-    kernel, bias = random_weights(layer, rng)
+    kernel, bias = set_random_weights(layer, rng)
 
     def numpy_loss(hh):
         return reference_attention(hh, kernel, bias)[0].sum()
@@ -194,7 +190,7 @@ def test_mixed_precision(rng):
     mask[0, 100:] = False
     layer = FeedForwardAttention(return_attention_scores=True)
     build(layer, h)
-    kernel, bias = random_weights(layer, rng)
+    kernel, bias = set_random_weights(layer, rng)
     context, alpha = layer(h, mask=mask)
     assert keras.backend.standardize_dtype(context.dtype) == "float16"
     ref_context, ref_alpha = reference_attention(h, kernel, bias, mask=mask)

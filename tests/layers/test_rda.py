@@ -8,6 +8,7 @@ import tensorflow as tf
 
 import keras_rda
 from tests.cells import numpy_reference as ref
+from tests.helpers import set_random_weights
 
 UNITS = 6
 LAYERS = {
@@ -21,14 +22,6 @@ LAYERS = {
 }
 
 
-def random_weights(layer, rng, scale=0.5):
-    weights = [
-        rng.normal(0, scale, w.shape).astype(np.float32) for w in layer.get_weights()
-    ]
-    layer.set_weights(weights)
-    return weights
-
-
 def make_pair(name, input_dim, rng, **kwargs):
     """The fast layer and keras.layers.RNN over an equal cell, same weights."""
     layer_cls, cell_cls, _ = LAYERS[name]
@@ -38,7 +31,7 @@ def make_pair(name, input_dim, rng, **kwargs):
         cell_cls(UNITS, **kwargs), return_sequences=True, return_state=True
     )
     slow.build((None, None, input_dim))
-    slow.set_weights(random_weights(fast, rng))
+    slow.set_weights(set_random_weights(fast, rng, scale=0.5))
     return fast, slow
 
 
@@ -142,7 +135,7 @@ def test_stateful_two_calls_equal_one_call_on_concatenation(name):
     x = rng.normal(size=(3, 10, 2)).astype(np.float32)
     whole = layer_cls(UNITS, return_sequences=True)
     whole.build((3, None, 2))
-    weights = random_weights(whole, rng)
+    weights = set_random_weights(whole, rng, scale=0.5)
     stateful = layer_cls(UNITS, return_sequences=True, stateful=True)
     stateful.build((3, None, 2))
     stateful.set_weights(weights)

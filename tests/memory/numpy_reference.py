@@ -7,20 +7,11 @@ keras_rda. Shapes: one batch element at a time unless noted.
 
 import numpy as np
 
+from tests.helpers import sigmoid
+from tests.helpers import softmax
+from tests.helpers import softplus
+
 EPS = 1e-6
-
-
-def softplus(x):
-    return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
-
-
-def sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def softmax(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 def cosine(u, v):

@@ -11,11 +11,8 @@ import pytest
 
 from keras_rda.training.enwik8_trainer import Enwik8Trainer
 from keras_rda.training.enwik8_trainer import training_segments
+from tests.helpers import sigmoid
 from tests.training.conftest import run_script
-
-
-def sigmoid(z):
-    return 1.0 / (1.0 + np.exp(-z))
 
 
 def numpy_lstm_bpc(weights, tokens, batch, units):

@@ -51,6 +51,14 @@ def test_one_of_rejects_unhashable_and_array_values():
             validation.one_of("pool", value, (1, 2, 4))
 
 
+def test_boolean_accepts_python_and_numpy_booleans_only():
+    assert validation.boolean("flag", np.bool_(True)) is True
+    assert validation.boolean("flag", False) is False
+    for value in (1, 0, "True", None):
+        with pytest.raises(ValueError, match="argument `flag`, expected True or"):
+            validation.boolean("flag", value)
+
+
 def test_fractions():
     assert validation.fractions("split", [0.5, 0.25, 0.25], 3) == (0.5, 0.25, 0.25)
     for value in ([0.5, 0.5], [0.5, 0.6, -0.1], "abc", None):
