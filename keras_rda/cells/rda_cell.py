@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_rda.cells.attention_average_cell import AttentionAverageCell
+from keras_rda.cells.base_rda_cell import BaseRDACell
 
 # The two variants named in the RDA paper, section 6.2:
 # (attention_activation, hidden_activation, output_activation).
@@ -14,7 +14,7 @@ _DEFAULTS = VARIANTS["sigmoid-id"]
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RDACell(AttentionAverageCell):
+class RDACell(BaseRDACell):
     """Cell class of the Recurrent Discounted Attention unit.
 
     A weighted average of features like the RWA's, whose past can be

@@ -2,12 +2,12 @@
 
 import keras
 
-from keras_rda.cells.attention_average_cell import RWA_INITIAL_STATE_STDDEV
-from keras_rda.cells.attention_average_cell import AttentionAverageCell
+from keras_rda.cells.base_rda_cell import RWA_INITIAL_STATE_STDDEV
+from keras_rda.cells.base_rda_cell import BaseRDACell
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RWACell(AttentionAverageCell):
+class RWACell(BaseRDACell):
     """Cell class of the Recurrent Weighted Average unit.
 
     At each step the unit averages features `z_t` of all steps so far,

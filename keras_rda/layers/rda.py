@@ -3,11 +3,11 @@
 import keras
 
 from keras_rda.cells.rda_cell import RDACell
-from keras_rda.layers.attention_average_rnn import AttentionAverageRNN
+from keras_rda.layers.base_rda_layer import BaseRDALayer
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RDA(AttentionAverageRNN):
+class RDA(BaseRDALayer):
     """Recurrent Discounted Attention layer, used like `keras.layers.LSTM`.
 
     Runs `RDACell` over a sequence. Outputs, states and gradients equal

@@ -3,11 +3,11 @@
 import keras
 
 from keras_rda.cells.rwa_cell import RWACell
-from keras_rda.layers.attention_average_rnn import AttentionAverageRNN
+from keras_rda.layers.base_rda_layer import BaseRDALayer
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RWA(AttentionAverageRNN):
+class RWA(BaseRDALayer):
     """Recurrent Weighted Average layer, used like `keras.layers.LSTM`.
 
     Runs `RWACell` over a sequence. Outputs, states and gradients equal

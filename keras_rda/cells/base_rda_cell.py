@@ -4,15 +4,16 @@ import math
 
 import keras
 from keras import ops
-from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
 from keras_rda.cells import attention_average
+from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
+from keras_rda.utils.keras_compat import DropoutRNNCell
 
 ACCUMULATION_DTYPES = ("float32", "float64")
 
 
-class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
+class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
     """One step of a recurrent weighted average, with or without discount.
 
     Not used directly: `RWACell` (no discount) and `RDACell` (discounted)
@@ -257,7 +258,7 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
                 if self.discount
                 else None
             )
-        z = ops.cast(u * ops.tanh(g), acc)  # z_t = u_t * tanh(g_t)
+        z = ops.cast(u * keras_compat.tanh(g), acc)  # z_t = u_t * tanh(g_t)
 
         new_n, new_d, new_m = attention_average.discounted_average_update(
             ops.cast(numerator, acc),
