@@ -18,7 +18,8 @@ class RWA(BaseRDALayer):
     Args:
         units: positive integer, dimensionality of the output space.
         learn_initial_state, use_bias, kernel_initializer,
-        recurrent_initializer, bias_initializer, initial_state_initializer,
+        recurrent_initializer, kernel_init_scheme, bias_initializer,
+        initial_state_initializer,
         kernel_regularizer, recurrent_regularizer, bias_regularizer,
         initial_state_regularizer, kernel_constraint, recurrent_constraint,
         bias_constraint, initial_state_constraint, dropout,
@@ -62,6 +63,7 @@ class RWA(BaseRDALayer):
         use_bias=True,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="glorot_uniform",
+        kernel_init_scheme="paper",
         bias_initializer="zeros",
         initial_state_initializer=None,
         kernel_regularizer=None,
@@ -89,6 +91,7 @@ class RWA(BaseRDALayer):
             use_bias=use_bias,
             kernel_initializer=kernel_initializer,
             recurrent_initializer=recurrent_initializer,
+            kernel_init_scheme=kernel_init_scheme,
             bias_initializer=bias_initializer,
             initial_state_initializer=initial_state_initializer,
             kernel_regularizer=kernel_regularizer,
