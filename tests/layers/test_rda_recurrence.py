@@ -151,7 +151,9 @@ def test_fused_equals_autodiff_with_mask_and_state_in_float64(
     # Real steps first in processing order, so that both conventions for
     # the output of a masked step agree (see test_rda.py for those).
     mask[:, 0 if not go_backwards else -1] = True
-    weight_of_output = rng.normal(size=(3, 9, UNITS)) * mask[..., None]
+    # Outputs come in processing order (reversed with go_backwards).
+    output_mask = mask[:, ::-1] if go_backwards else mask
+    weight_of_output = rng.normal(size=(3, 9, UNITS)) * output_mask[..., None]
     results = []
     for fused in (True, False):
         layer = make_layer(
@@ -181,7 +183,9 @@ def test_fused_equals_autodiff_with_mask_and_state_in_float64(
     for a, b in zip(fused_out[1:], auto_out[1:]):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(
-        fused_out[0] * mask[..., None], auto_out[0] * mask[..., None], rtol=1e-10
+        fused_out[0] * output_mask[..., None],
+        auto_out[0] * output_mask[..., None],
+        rtol=1e-10,
     )
     np.testing.assert_allclose(fused_loss, auto_loss, rtol=1e-10)
     for a, b in zip(fused_grads, auto_grads):
