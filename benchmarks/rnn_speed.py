@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -278,9 +279,7 @@ def main(argv=None):
             )
     if args.json:
         record = {
-            "command": " ".join(
-                [f"KERAS_BACKEND={env['backend']}", "python"] + sys.argv
-            ),
+            "command": f"KERAS_BACKEND={env['backend']} python " + shlex.join(sys.argv),
             **env,
             "settings": {
                 k: getattr(args, k)
