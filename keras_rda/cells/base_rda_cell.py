@@ -37,8 +37,9 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
     matrix over `[x_t, h_{t-1}]` from `kernel_initializer` (Glorot: fan-in
     `input_dim + units`) and `W_u` as `[input_dim, units]`, then splits the
     rows into `kernel` and `recurrent_kernel`; `recurrent_initializer` is
-    unused. `"per_block"` (this package's earlier scheme) draws each `[input_dim, units]` input block from `kernel_initializer`
-    and each `[units, units]` recurrent block from `recurrent_initializer`
+    unused. `"per_block"` (this package's earlier scheme) draws each
+    `[input_dim, units]` input block from `kernel_initializer` and each
+    `[units, units]` recurrent block from `recurrent_initializer`
     separately, which makes the input blocks about 1.4x wider at input dim
     2 and 250 units.
 
