@@ -23,7 +23,7 @@ setup(
     packages=find_packages(include=["keras_rda", "keras_rda.*"]),
     install_requires=[
         "tensorflow>=2.16",
-        "keras>=3.5",
+        "keras>=3.5,<3.16",
         "numpy",
         "tensorflow-datasets",
         # tensorflow-datasets imports it when it downloads and prepares data.

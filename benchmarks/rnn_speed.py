@@ -5,15 +5,27 @@ One training step = forward, backward and an Adam update of
 models are built in one process and timed interleaved (model A, B, C, ...,
 then again), so that machine load affects them alike; the table reports the
 median step time of each as a ratio to `keras.layers.LSTM` of the same size
-measured in the same run.
+measured in the same run. Runs on whatever backend `KERAS_BACKEND` selects.
+
+With `--memory`, each model's peak memory for one training step at the
+`--memory-length` (1000) is measured in a fresh subprocess per model: the process's
+peak resident set size (`ru_maxrss`) during the first step (which includes
+tracing and compiling it) minus its resident size just before the step.
 
     python benchmarks/rnn_speed.py          # 250 units, batch 100, T 100 and 1000
     python benchmarks/rnn_speed.py --quick  # a smoke run
+    KERAS_BACKEND=jax python benchmarks/rnn_speed.py --clock cpu --json out.json
+    python benchmarks/rnn_speed.py --memory --jit off
 """
 
 import argparse
+import json
 import os
+import platform
+import shlex
 import statistics
+import subprocess
+import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -23,13 +35,24 @@ import numpy as np  # noqa: E402
 
 import keras_rda  # noqa: E402
 
+
+def _autodiff(layer):
+    """The layer on Keras's loop differentiated by the backend (the reference
+    the fused recurrence replaces); a no-op on versions without it."""
+    layer.fused_recurrence = False
+    return layer
+
+
 MODELS = {
     "LSTM": lambda units: keras.layers.LSTM(units),
     "GRU": lambda units: keras.layers.GRU(units),
     "RDA layer": lambda units: keras_rda.RDA(units),
     "RWA layer": lambda units: keras_rda.RWA(units),
     "RNN(RDACell)": lambda units: keras.layers.RNN(keras_rda.RDACell(units)),
+    "RDA layer (autodiff)": lambda units: _autodiff(keras_rda.RDA(units)),
+    "RWA layer (autodiff)": lambda units: _autodiff(keras_rda.RWA(units)),
 }
+DEFAULT_MODELS = ["LSTM", "GRU", "RDA layer", "RWA layer", "RNN(RDACell)"]
 
 
 def build(name, units, length, input_dim, jit):
@@ -54,7 +77,90 @@ def time_steps(models, x, y, warmup, repeats, clock=time.perf_counter):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
-def main(argv=None):
+def _rss_bytes():
+    """Current resident set size of this process (Linux)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def memory_of_one_step(name, units, length, input_dim, batch_size, jit):
+    """Runs in a subprocess: peak RSS increase of the first training step."""
+    import resource
+
+    rng = np.random.default_rng(0)
+    x = rng.random((batch_size, length, input_dim), dtype=np.float32)
+    y = rng.random((batch_size, 1), dtype=np.float32)
+    model = build(name, units, length, input_dim, jit)
+    model(x[:1])  # build the weights
+    before = _rss_bytes()
+    model.train_on_batch(x, y)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"peak_rss_mib": peak / 2**20, "step_increase_mib": (peak - before) / 2**20}
+
+
+def measure_memory(args, length, jit):
+    results = {}
+    for name in args.models:
+        command = [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--_memory-child",
+            name,
+            "--units",
+            str(args.units),
+            "--batch-size",
+            str(args.batch_size),
+            "--input-dim",
+            str(args.input_dim),
+            "--lengths",
+            str(length),
+            "--jit",
+            "on" if jit else "off",
+        ]
+        out = subprocess.run(command, capture_output=True, text=True, check=True)
+        results[name] = json.loads(out.stdout.strip().splitlines()[-1])
+    return results
+
+
+def environment():
+    """Backend, versions and machine, for the JSON record."""
+    backend = keras.backend.backend()
+    versions = {"keras": keras.__version__, "numpy": np.__version__}
+    module = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}[backend]
+    versions[module] = __import__(module).__version__
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(
+                line.split(":", 1)[1].strip() for line in f if "model name" in line
+            )
+    except (OSError, StopIteration):
+        pass
+    return {
+        "backend": backend,
+        "versions": versions,
+        "machine": {
+            "cpu": cpu,
+            "cores": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        },
+    }
+
+
+def _git_commit(path):
+    try:
+        return subprocess.run(
+            ["git", "-C", path, "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--batch-size", type=int, default=100)
@@ -62,7 +168,9 @@ def main(argv=None):
     parser.add_argument("--lengths", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--models", nargs="+", default=list(MODELS))
+    parser.add_argument(
+        "--models", nargs="+", default=DEFAULT_MODELS, choices=list(MODELS)
+    )
     parser.add_argument("--jit", choices=["both", "on", "off"], default="both")
     parser.add_argument(
         "--clock",
@@ -72,8 +180,17 @@ def main(argv=None):
         "loaded machine)",
     )
     parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="also measure each model's peak memory of one training step at "
+        "--memory-length, in a subprocess per model",
+    )
+    parser.add_argument("--memory-length", type=int, default=1000)
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument(
         "--quick", action="store_true", help="tiny sizes, for a smoke run"
     )
+    parser.add_argument("--_memory-child", dest="memory_child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
         args.units, args.batch_size, args.lengths, args.repeats, args.warmup = (
@@ -83,8 +200,25 @@ def main(argv=None):
             2,
             1,
         )
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.memory_child:
+        result = memory_of_one_step(
+            args.memory_child,
+            args.units,
+            args.lengths[0],
+            args.input_dim,
+            args.batch_size,
+            args.jit == "on",
+        )
+        print(json.dumps(result))
+        return result
 
     jits = {"both": [False, True], "on": [True], "off": [False]}[args.jit]
+    clock = time.perf_counter if args.clock == "wall" else time.process_time
     rng = np.random.default_rng(0)
     rows = []
     for length in args.lengths:
@@ -95,26 +229,78 @@ def main(argv=None):
                 name: build(name, args.units, length, args.input_dim, jit)
                 for name in args.models
             }
-            clock = time.perf_counter if args.clock == "wall" else time.process_time
             medians = time_steps(models, x, y, args.warmup, args.repeats, clock)
             reference = medians.get("LSTM")
             for name, seconds in medians.items():
-                ratio = seconds / reference if reference else float("nan")
                 rows.append(
-                    (length, "on" if jit else "off", name, seconds * 1e3, ratio)
+                    {
+                        "length": length,
+                        "xla": jit,
+                        "model": name,
+                        "ms_per_step": seconds * 1e3,
+                        "ratio_to_lstm": seconds / reference if reference else None,
+                    }
                 )
             keras.backend.clear_session()
+    memory = None
+    if args.memory:
+        memory = {
+            "length": args.memory_length,
+            "xla": jits[0],
+            "models": measure_memory(args, args.memory_length, jits[0]),
+        }
 
+    env = environment()
     print(
-        f"\nOne training step (forward + backward + Adam), {args.units} units, "
-        f"batch {args.batch_size}, input dim {args.input_dim}, median {args.clock} "
-        f"time of {args.repeats} interleaved steps; ratio = time / LSTM time "
-        "(lower is faster)\n"
+        f"\nOne training step (forward + backward + Adam) on {env['backend']}, "
+        f"{args.units} units, batch {args.batch_size}, input dim {args.input_dim}, "
+        f"median {args.clock} time of {args.repeats} interleaved steps; ratio = "
+        "time / LSTM time (lower is faster)\n"
     )
     print("| T | XLA | model | ms / step | ratio to LSTM |")
     print("|---|---|---|---|---|")
-    for length, jit, name, ms, ratio in rows:
-        print(f"| {length} | {jit} | {name} | {ms:.1f} | {ratio:.2f} |")
+    for row in rows:
+        ratio = row["ratio_to_lstm"]
+        print(
+            f"| {row['length']} | {'on' if row['xla'] else 'off'} | {row['model']} "
+            f"| {row['ms_per_step']:.1f} | "
+            f"{'n/a' if ratio is None else f'{ratio:.2f}'} |"
+        )
+    if memory:
+        print(
+            f"\nPeak memory of one training step, T = {memory['length']}, XLA "
+            f"{'on' if memory['xla'] else 'off'} (subprocess per model)\n"
+        )
+        print("| model | step's RSS increase (MiB) | process peak RSS (MiB) |")
+        print("|---|---:|---:|")
+        for name, m in memory["models"].items():
+            print(
+                f"| {name} | {m['step_increase_mib']:.0f} | {m['peak_rss_mib']:.0f} |"
+            )
+    if args.json:
+        record = {
+            "command": f"KERAS_BACKEND={env['backend']} python " + shlex.join(sys.argv),
+            **env,
+            "settings": {
+                k: getattr(args, k)
+                for k in (
+                    "units",
+                    "batch_size",
+                    "input_dim",
+                    "lengths",
+                    "repeats",
+                    "warmup",
+                    "clock",
+                )
+            },
+            "keras_rda": keras_rda.__file__,
+            "git_commit": _git_commit(os.path.dirname(keras_rda.__file__)),
+            "rows": rows,
+            "memory": memory,
+        }
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(record, f, indent=1)
     return rows
 
 

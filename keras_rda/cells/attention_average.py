@@ -40,12 +40,14 @@ not depend on it and it is excluded from differentiation
 
 from keras import ops
 
+from keras_rda.utils import keras_compat
+
 ATTENTION_ACTIVATIONS = ("exp", "sigmoid", "softplus", "relu")
 HIDDEN_ACTIVATIONS = ("linear", "tanh")
 OUTPUT_ACTIVATIONS = ("linear", "tanh")
 
 # Below this logit, log(softplus(x)) equals x to better than 1e-9 relative.
-_SOFTPLUS_LINEAR_BELOW = -20.0
+SOFTPLUS_LINEAR_BELOW = -20.0
 
 
 def log_attention(logits, activation):
@@ -67,8 +69,8 @@ def log_attention(logits, activation):
     if activation == "sigmoid":
         return ops.log_sigmoid(logits), None
     if activation == "softplus":
-        linear = logits < _SOFTPLUS_LINEAR_BELOW
-        safe = ops.maximum(logits, _SOFTPLUS_LINEAR_BELOW)
+        linear = logits < SOFTPLUS_LINEAR_BELOW
+        safe = ops.maximum(logits, SOFTPLUS_LINEAR_BELOW)
         return ops.where(linear, logits, ops.log(ops.softplus(safe))), None
     if activation == "relu":
         positive = logits > 0
@@ -97,6 +99,27 @@ def discounted_average_update(
     Returns:
         `(numerator, denominator, log_scale)` at step t.
     """
+    past_weight, new_weight, new_scale = average_weights(
+        denominator, log_scale, log_a, log_gamma, positive
+    )
+    numerator = numerator * past_weight + features * new_weight
+    denominator = denominator * past_weight + new_weight
+    return numerator, denominator, new_scale
+
+
+def average_weights(denominator, log_scale, log_a, log_gamma=None, positive=None):
+    """The weights of the past sums and of the new term at step t.
+
+    Args:
+        denominator, log_scale, log_a, log_gamma, positive: as in
+            `discounted_average_update`.
+
+    Returns:
+        `(past_weight, new_weight, new_scale)`, each `[batch, units]`:
+        `p_t = exp(m_{t-1} + log gamma_t - m_t)`, `q_t = exp(log a_t - m_t)`
+        (0 where `a_t = 0`) and `m_t`, so that `n^_t = n^_{t-1} p_t + z_t q_t`
+        and `d^_t = d^_{t-1} p_t + q_t`. `m_t` carries no gradient.
+    """
     past = log_scale if log_gamma is None else log_scale + log_gamma
     # With nothing accumulated yet the past does not bound the new maximum.
     past = ops.where(denominator > 0, past, log_a)
@@ -109,24 +132,30 @@ def discounted_average_update(
         current = ops.where(positive, log_a, past)
         new_scale = ops.stop_gradient(ops.maximum(past, current))
         past_weight = ops.exp(past - new_scale)
-        # Where a_t = 0, log_a is a placeholder: clamp it so that neither the
-        # value nor the gradient of the discarded branch overflows.
-        new_weight = ops.exp(ops.minimum(log_a - new_scale, 0.0))
-        new_weight = ops.where(positive, new_weight, ops.zeros_like(new_weight))
-    numerator = numerator * past_weight + features * new_weight
-    denominator = denominator * past_weight + new_weight
-    return numerator, denominator, new_scale
+        # Where a_t = 0, log_a is a placeholder: replace it so that neither
+        # the value nor the gradient of the discarded branch overflows. (A
+        # `where`, not `minimum`: where a_t > 0, log_a <= new_scale already,
+        # and the gradient must be the exponential's, also at the tie
+        # log_a = new_scale, where JAX's `minimum` would halve it.)
+        safe_log_a = ops.where(positive, log_a, new_scale)
+        new_weight = ops.where(
+            positive, ops.exp(safe_log_a - new_scale), ops.zeros_like(log_a)
+        )
+    return past_weight, new_weight, new_scale
 
 
 def weighted_average(numerator, denominator):
     """`n / d`, and 0 where nothing has been attended yet (`d = 0`).
 
     The scaled denominator is either exactly 0 (then `n = 0` too) or >= 1
-    (see the module docstring), so dividing by `max(d, 1)` is exact.
+    (see the module docstring). Dividing by `where(d > 0, d, 1)` rather than
+    `maximum(d, 1)` keeps the derivative of `n / d` at `d = 1` (which the
+    first attended step gives exactly): JAX's `maximum` would split it
+    between its two arguments at the tie.
     """
-    return numerator / ops.maximum(denominator, 1.0)
+    return numerator / ops.where(denominator > 0, denominator, 1.0)
 
 
 def apply_activation(x, name):
     """`f_h` / `f_o`: "linear" (the identity) or "tanh"."""
-    return ops.tanh(x) if name == "tanh" else x
+    return keras_compat.tanh(x) if name == "tanh" else x

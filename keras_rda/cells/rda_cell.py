@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_rda.cells.attention_average_cell import AttentionAverageCell
+from keras_rda.cells.base_rda_cell import BaseRDACell
 
 # The two variants named in the RDA paper, section 6.2:
 # (attention_activation, hidden_activation, output_activation).
@@ -14,7 +14,7 @@ _DEFAULTS = VARIANTS["sigmoid-id"]
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RDACell(AttentionAverageCell):
+class RDACell(BaseRDACell):
     """Cell class of the Recurrent Discounted Attention unit.
 
     A weighted average of features like the RWA's, whose past can be
@@ -55,10 +55,15 @@ class RDACell(AttentionAverageCell):
         unit_discount_bias: if True (default), the discount-gate bias
             starts at 1, the other biases from `bias_initializer`
             (section 6.1).
-        kernel_initializer: initializer of each input block of `kernel`.
-            Default `"glorot_uniform"` per block (section 6.1: Xavier).
+        kernel_initializer: initializer of the weight matrices. Default
+            `"glorot_uniform"` (section 6.1: Xavier). With the default
+            `kernel_init_scheme="paper"` it draws each gate's matrix over
+            `[x_t, h_{t-1}]` whole (fan-in `input_dim + units`).
         recurrent_initializer: initializer of each block of
-            `recurrent_kernel`. Default `"glorot_uniform"`.
+            `recurrent_kernel` with `kernel_init_scheme="per_block"`
+            (unused with `"paper"`). Default `"glorot_uniform"`.
+        kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
+            `BaseRDACell` and `docs/units.md`.
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default `"zeros"`.
         kernel_regularizer, recurrent_regularizer, bias_regularizer,

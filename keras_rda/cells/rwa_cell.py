@@ -2,12 +2,12 @@
 
 import keras
 
-from keras_rda.cells.attention_average_cell import RWA_INITIAL_STATE_STDDEV
-from keras_rda.cells.attention_average_cell import AttentionAverageCell
+from keras_rda.cells.base_rda_cell import RWA_INITIAL_STATE_STDDEV
+from keras_rda.cells.base_rda_cell import BaseRDACell
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RWACell(AttentionAverageCell):
+class RWACell(BaseRDACell):
     """Cell class of the Recurrent Weighted Average unit.
 
     At each step the unit averages features `z_t` of all steps so far,
@@ -30,11 +30,16 @@ class RWACell(AttentionAverageCell):
         learn_initial_state: whether `s0` is a trained weight
             (`h_0 = tanh(s0)`, as in the paper). If False, `h_0 = 0`.
         use_bias: whether the unit uses the biases `b_u, b_g, b_a`.
-        kernel_initializer: initializer of each input block of `kernel`
-            (applied per gate block). Default `"glorot_uniform"` (paper: the
-            Glorot uniform range for every `W`).
+        kernel_initializer: initializer of the weight matrices. Default
+            `"glorot_uniform"` (section 3.1: the Glorot uniform range of every
+            `W`). With the default `kernel_init_scheme="paper"` it draws
+            each gate's matrix over `[x_t, h_{t-1}]` whole (fan-in
+            `input_dim + units`).
         recurrent_initializer: initializer of each block of
-            `recurrent_kernel`. Default `"glorot_uniform"`.
+            `recurrent_kernel` with `kernel_init_scheme="per_block"`
+            (unused with `"paper"`). Default `"glorot_uniform"`.
+        kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
+            `BaseRDACell` and `docs/units.md`.
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default
             `RandomNormal(stddev=sqrt(3))`, the paper's `N(0, 3)`.

@@ -3,11 +3,11 @@
 import keras
 
 from keras_rda.cells.rda_cell import RDACell
-from keras_rda.layers.attention_average_rnn import AttentionAverageRNN
+from keras_rda.layers.base_rda_layer import BaseRDALayer
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RDA(AttentionAverageRNN):
+class RDA(BaseRDALayer):
     """Recurrent Discounted Attention layer, used like `keras.layers.LSTM`.
 
     Runs `RDACell` over a sequence. Outputs, states and gradients equal
@@ -20,7 +20,8 @@ class RDA(AttentionAverageRNN):
         units: positive integer, dimensionality of the output space.
         attention_activation, hidden_activation, output_activation, variant,
         learn_initial_state, use_bias, unit_discount_bias,
-        kernel_initializer, recurrent_initializer, bias_initializer,
+        kernel_initializer, recurrent_initializer, kernel_init_scheme,
+        bias_initializer,
         initial_state_initializer, kernel_regularizer,
         recurrent_regularizer, bias_regularizer, initial_state_regularizer,
         kernel_constraint, recurrent_constraint, bias_constraint,
@@ -73,6 +74,7 @@ class RDA(AttentionAverageRNN):
         unit_discount_bias=True,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="glorot_uniform",
+        kernel_init_scheme="paper",
         bias_initializer="zeros",
         initial_state_initializer="zeros",
         kernel_regularizer=None,
@@ -105,6 +107,7 @@ class RDA(AttentionAverageRNN):
             unit_discount_bias=unit_discount_bias,
             kernel_initializer=kernel_initializer,
             recurrent_initializer=recurrent_initializer,
+            kernel_init_scheme=kernel_init_scheme,
             bias_initializer=bias_initializer,
             initial_state_initializer=initial_state_initializer,
             kernel_regularizer=kernel_regularizer,

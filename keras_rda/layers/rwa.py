@@ -3,11 +3,11 @@
 import keras
 
 from keras_rda.cells.rwa_cell import RWACell
-from keras_rda.layers.attention_average_rnn import AttentionAverageRNN
+from keras_rda.layers.base_rda_layer import BaseRDALayer
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RWA(AttentionAverageRNN):
+class RWA(BaseRDALayer):
     """Recurrent Weighted Average layer, used like `keras.layers.LSTM`.
 
     Runs `RWACell` over a sequence. Outputs, states and gradients equal
@@ -18,7 +18,8 @@ class RWA(AttentionAverageRNN):
     Args:
         units: positive integer, dimensionality of the output space.
         learn_initial_state, use_bias, kernel_initializer,
-        recurrent_initializer, bias_initializer, initial_state_initializer,
+        recurrent_initializer, kernel_init_scheme, bias_initializer,
+        initial_state_initializer,
         kernel_regularizer, recurrent_regularizer, bias_regularizer,
         initial_state_regularizer, kernel_constraint, recurrent_constraint,
         bias_constraint, initial_state_constraint, dropout,
@@ -62,6 +63,7 @@ class RWA(AttentionAverageRNN):
         use_bias=True,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="glorot_uniform",
+        kernel_init_scheme="paper",
         bias_initializer="zeros",
         initial_state_initializer=None,
         kernel_regularizer=None,
@@ -89,6 +91,7 @@ class RWA(AttentionAverageRNN):
             use_bias=use_bias,
             kernel_initializer=kernel_initializer,
             recurrent_initializer=recurrent_initializer,
+            kernel_init_scheme=kernel_init_scheme,
             bias_initializer=bias_initializer,
             initial_state_initializer=initial_state_initializer,
             kernel_regularizer=kernel_regularizer,

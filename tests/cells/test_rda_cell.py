@@ -197,3 +197,70 @@ def test_wrong_input_rank_is_rejected():
         cell.build((2, 3, 4))
     with pytest.raises(ValueError, match="argument `inputs`"):
         keras.layers.RNN(keras_rda.RDACell(4))(np.zeros((2, 3), np.float32))
+
+
+def gate_matrices(cell, input_dim):
+    """Each gate's paper-style matrix over [x, h]: `[input_dim + units, units]`."""
+    kernel = np.asarray(cell.kernel, np.float64)
+    recurrent = np.asarray(cell.recurrent_kernel, np.float64)
+    units = cell.units
+    return [
+        np.concatenate(
+            [
+                kernel[:, (i + 1) * units : (i + 2) * units],
+                recurrent[:, i * units : (i + 1) * units],
+            ]
+        )
+        for i in range(cell.num_blocks - 1)
+    ]
+
+
+@pytest.mark.parametrize("cls", [keras_rda.RDACell, keras_rda.RWACell])
+def test_paper_initialisation_is_one_glorot_matrix_over_x_and_h(cls):
+    """RWA section 3.1 / RDA section 6.1: each W_g, W_a (W_gamma) is one
+    Glorot-uniform matrix with fan-in input_dim + units, so its input rows and
+    recurrent rows have the same spread; W_u has fan-in input_dim."""
+    input_dim, units = 2, 250
+    cell = cls(units)
+    assert cell.kernel_init_scheme == "paper"
+    cell.build((None, input_dim))
+    limit = np.sqrt(6.0 / (input_dim + units + units))
+    inputs_rows, recurrent_rows = [], []
+    for matrix in gate_matrices(cell, input_dim):
+        assert np.abs(matrix).max() <= limit
+        assert np.abs(matrix).max() > 0.99 * limit
+        # Uniform(-l, l) has variance l^2 / 3 (63,000 draws: +-1%).
+        np.testing.assert_allclose(matrix.var(), limit**2 / 3, rtol=0.03)
+        inputs_rows.append(matrix[:input_dim])
+        recurrent_rows.append(matrix[input_dim:])
+    ratio = np.var(inputs_rows) / np.var(recurrent_rows)
+    assert 0.85 < ratio < 1.15
+    w_u = np.asarray(cell.kernel)[:, :units]
+    u_limit = np.sqrt(6.0 / (input_dim + units))
+    assert u_limit * 0.95 < np.abs(w_u).max() <= u_limit
+
+
+def test_per_block_initialisation_keeps_the_earlier_scheme():
+    """`kernel_init_scheme="per_block"`: input blocks [2, 250] and recurrent
+    blocks [250, 250] drawn separately, the input rows ~1.4x wider."""
+    cell = keras_rda.RDACell(250, kernel_init_scheme="per_block")
+    cell.build((None, 2))
+    matrices = gate_matrices(cell, 2)
+    input_rows = np.concatenate([m[:2] for m in matrices])
+    recurrent_rows = np.concatenate([m[2:] for m in matrices])
+    assert np.abs(recurrent_rows).max() <= np.sqrt(6.0 / 500)
+    assert np.abs(input_rows).max() > np.sqrt(6.0 / 500) * 1.2
+    np.testing.assert_allclose(
+        np.std(input_rows) / np.std(recurrent_rows), np.sqrt(500 / 252), rtol=0.08
+    )
+
+
+def test_kernel_init_scheme_in_config_and_validated():
+    cell = keras_rda.RDACell(4, kernel_init_scheme="per_block")
+    assert cell.get_config()["kernel_init_scheme"] == "per_block"
+    layer = keras_rda.RWA(4, kernel_init_scheme="per_block")
+    assert keras_rda.RWA.from_config(layer.get_config()).cell.kernel_init_scheme == (
+        "per_block"
+    )
+    with pytest.raises(ValueError, match="argument `kernel_init_scheme`"):
+        keras_rda.RDACell(4, kernel_init_scheme="glorot")

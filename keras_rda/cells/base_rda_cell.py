@@ -4,15 +4,18 @@ import math
 
 import keras
 from keras import ops
-from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
 from keras_rda.cells import attention_average
+from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
+from keras_rda.utils.keras_compat import DropoutRNNCell
 
 ACCUMULATION_DTYPES = ("float32", "float64")
+# How the gate weight matrices are drawn (see `BaseRDACell`).
+KERNEL_INIT_SCHEMES = ("paper", "per_block")
 
 
-class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
+class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
     """One step of a recurrent weighted average, with or without discount.
 
     Not used directly: `RWACell` (no discount) and `RDACell` (discounted)
@@ -27,6 +30,18 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
     - `recurrent_kernel`: `[units, (k - 1) * units]`, blocks `g, a, gamma`.
     - `bias`: `[k * units]`, blocks `u, g, a, gamma`.
     - `initial_state`: `[units]` (`s0`), only with `learn_initial_state`.
+
+    Initialisation (`kernel_init_scheme`): `"paper"` (default) draws, as
+    both papers do (RWA paper section 3.1, RDA paper section 6.1), each gate
+    matrix `W_g`, `W_a`(, `W_gamma`) as one `[input_dim + units, units]`
+    matrix over `[x_t, h_{t-1}]` from `kernel_initializer` (Glorot: fan-in
+    `input_dim + units`) and `W_u` as `[input_dim, units]`, then splits the
+    rows into `kernel` and `recurrent_kernel`; `recurrent_initializer` is
+    unused. `"per_block"` (this package's earlier scheme) draws each
+    `[input_dim, units]` input block from `kernel_initializer` and each
+    `[units, units]` recurrent block from `recurrent_initializer`
+    separately, which makes the input blocks about 1.4x wider at input dim
+    2 and 250 units.
 
     State: `[h, n, d, m]`, each `[batch, units]`: the hidden state `h_t`, the
     numerator and denominator of the average scaled by `exp(-m_t)`, and the
@@ -48,6 +63,7 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
         unit_discount_bias=False,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="glorot_uniform",
+        kernel_init_scheme="paper",
         bias_initializer="zeros",
         initial_state_initializer="zeros",
         kernel_regularizer=None,
@@ -83,6 +99,9 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
 
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
+        self.kernel_init_scheme = validation.one_of(
+            "kernel_init_scheme", kernel_init_scheme, KERNEL_INIT_SCHEMES
+        )
         self.bias_initializer = keras.initializers.get(bias_initializer)
         self.initial_state_initializer = keras.initializers.get(
             initial_state_initializer
@@ -130,9 +149,7 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
 
     @staticmethod
     def _per_block(initializer, rows, units, num_blocks):
-        """Initialises each `[rows, units]` gate block separately, so that a
-        fan-based initialiser (Glorot) sees the shape of one weight matrix as
-        in the papers, not the concatenation."""
+        """Initialises each `[rows, units]` gate block separately."""
 
         def init(shape, dtype=None):
             del shape
@@ -142,6 +159,42 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
             return ops.concatenate(blocks, axis=1)
 
         return init
+
+    def _paper_kernels(self, input_dim):
+        """The papers' draw: `W_u` `[input_dim, units]`, and each gate's
+        `W_g`, `W_a`(, `W_gamma`) as one `[input_dim + units, units]` matrix
+        over `[x_t, h_{t-1}]` (fan-in `input_dim + units`), all from
+        `kernel_initializer`, split by rows into `kernel` and
+        `recurrent_kernel`.
+
+        Returns:
+            `(kernel_init, recurrent_init)`: initializers returning those
+            parts of one draw.
+        """
+        units = self.units
+        draw = {}
+
+        def matrices(dtype):
+            if dtype not in draw:
+                joint = [
+                    self.kernel_initializer((input_dim + units, units), dtype=dtype)
+                    for _ in range(self.num_blocks - 1)
+                ]
+                features = self.kernel_initializer((input_dim, units), dtype=dtype)
+                kernel = ops.concatenate(
+                    [features] + [w[:input_dim] for w in joint], axis=1
+                )
+                recurrent = ops.concatenate([w[input_dim:] for w in joint], axis=1)
+                draw[dtype] = (kernel, recurrent)
+            return draw[dtype]
+
+        def kernel_init(shape, dtype=None):
+            return matrices(dtype)[0]
+
+        def recurrent_init(shape, dtype=None):
+            return matrices(dtype)[1]
+
+        return kernel_init, recurrent_init
 
     def build(self, input_shape):
         input_shape = tuple(input_shape)
@@ -154,21 +207,26 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
             )
         input_dim = input_shape[-1]
         k = self.num_blocks
+        if self.kernel_init_scheme == "paper":
+            kernel_init, recurrent_init = self._paper_kernels(input_dim)
+        else:
+            kernel_init = self._per_block(
+                self.kernel_initializer, input_dim, self.units, k
+            )
+            recurrent_init = self._per_block(
+                self.recurrent_initializer, self.units, self.units, k - 1
+            )
         self.kernel = self.add_weight(
             shape=(input_dim, k * self.units),
             name="kernel",
-            initializer=self._per_block(
-                self.kernel_initializer, input_dim, self.units, k
-            ),
+            initializer=kernel_init,
             regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint,
         )
         self.recurrent_kernel = self.add_weight(
             shape=(self.units, (k - 1) * self.units),
             name="recurrent_kernel",
-            initializer=self._per_block(
-                self.recurrent_initializer, self.units, self.units, k - 1
-            ),
+            initializer=recurrent_init,
             regularizer=self.recurrent_regularizer,
             constraint=self.recurrent_constraint,
         )
@@ -257,7 +315,7 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
                 if self.discount
                 else None
             )
-        z = ops.cast(u * ops.tanh(g), acc)  # z_t = u_t * tanh(g_t)
+        z = ops.cast(u * keras_compat.tanh(g), acc)  # z_t = u_t * tanh(g_t)
 
         new_n, new_d, new_m = attention_average.discounted_average_update(
             ops.cast(numerator, acc),
@@ -311,6 +369,7 @@ class AttentionAverageCell(keras.layers.Layer, DropoutRNNCell):
             "recurrent_initializer": keras.initializers.serialize(
                 self.recurrent_initializer
             ),
+            "kernel_init_scheme": self.kernel_init_scheme,
             "bias_initializer": keras.initializers.serialize(self.bias_initializer),
             "initial_state_initializer": keras.initializers.serialize(
                 self.initial_state_initializer

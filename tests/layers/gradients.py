@@ -1,0 +1,76 @@
+"""Gradients of a layer's loss on the TensorFlow and JAX backends alike.
+
+The layer tests run under either `KERAS_BACKEND`; this is the one place
+that knows how each backend differentiates.
+"""
+
+import keras
+import numpy as np
+
+
+def loss_and_gradients(layer, inputs, loss_fn, jit=False, **call_kwargs):
+    """Value and gradients of `loss_fn(layer(inputs, **call_kwargs))`.
+
+    Args:
+        layer: a built Keras layer.
+        inputs: NumPy array, the layer's input.
+        loss_fn: maps the layer's output (a tensor or list) to a scalar.
+        jit: whether to compile the computation with XLA.
+        **call_kwargs: passed to the layer call (`mask`, `training`, ...).
+
+    Returns:
+        `(outputs, loss, gradients)`: the outputs as NumPy arrays (a list),
+        the loss, and the gradients (NumPy) with respect to each of
+        `layer.trainable_weights` and then `inputs`.
+    """
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        def compute(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                outputs = layer(x, **call_kwargs)
+                loss = loss_fn(outputs)
+            grads = tape.gradient(loss, layer.trainable_weights + [x])
+            return outputs, loss, grads
+
+        if jit:
+            compute = tf.function(compute, jit_compile=True)
+        outputs, loss, grads = compute(tf.constant(inputs))
+    elif backend == "jax":
+        import jax
+
+        trainable = [v.value for v in layer.trainable_variables]
+        non_trainable = [v.value for v in layer.non_trainable_variables]
+
+        def forward(trainable, x):
+            outputs, _ = layer.stateless_call(
+                trainable, non_trainable, x, **call_kwargs
+            )
+            return loss_fn(outputs), outputs
+
+        compute = jax.value_and_grad(forward, argnums=(0, 1), has_aux=True)
+        if jit:
+            compute = jax.jit(compute)
+        (loss, outputs), (d_trainable, d_inputs) = compute(
+            trainable, jax.numpy.asarray(inputs)
+        )
+        grads = list(d_trainable) + [d_inputs]
+    else:
+        raise NotImplementedError(f"no gradient helper for backend {backend}")
+    if not isinstance(outputs, (list, tuple)):
+        outputs = [outputs]
+    return (
+        [np.asarray(o) for o in outputs],
+        float(loss),
+        [np.asarray(g) for g in grads],
+    )
+
+
+def enable_float64():
+    """Lets JAX compute in float64 (off by default); a no-op elsewhere."""
+    if keras.backend.backend() == "jax":
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
