@@ -1,7 +1,21 @@
-"""Shared pytest configuration and fixtures."""
+"""Shared pytest configuration and fixtures.
+
+Backends. The suite runs on the backend in `KERAS_BACKEND` (TensorFlow by
+default). Tests that need TensorFlow itself carry the `tensorflow_only`
+marker: by the lists below (one place, so that test modules stay as they
+are) or by an explicit `@pytest.mark.tensorflow_only`. On any other backend
+they are skipped, each with its reason, so that
+
+    KERAS_BACKEND=jax pytest -n 2
+
+runs exactly the backend-independent part. Checks that do not touch Keras
+computations at all (the docs build, packaging) run once, in the TensorFlow
+run.
+"""
 
 import os
 import pathlib
+import warnings
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -11,6 +25,64 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
+BACKEND = keras.backend.backend()
+
+# Node-id prefixes (a directory, a module, or module::test, which covers its
+# parametrisations) of tests that need TensorFlow, and why.
+TENSORFLOW_ONLY = {
+    "tests/training/": "the enwik8 loop: tf.function(jit_compile=True), "
+    "tf.distribute, tf.train.Checkpoint",
+    "tests/test_notebooks.py::test_notebook_runs": "the notebooks run the "
+    "enwik8 loop and load SavedModels with tf.saved_model",
+}
+# Checks that do not depend on the backend, run once (in the TensorFlow run).
+BACKEND_INDEPENDENT = {
+    "tests/test_docs.py": "the docs build does not depend on the backend",
+    "tests/test_packaging.py": "packaging does not depend on the backend",
+}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "tensorflow_only(reason): needs TensorFlow itself (tf.data, tf.GradientTape, "
+        "SavedModel loading, the enwik8 loop, tf.distribute, tensorflow-datasets); "
+        "skipped on other backends",
+    )
+
+
+def _matches(nodeid, prefix):
+    if prefix.endswith(("/", ".py")):
+        return nodeid.startswith(prefix)
+    return nodeid == prefix or nodeid.startswith(prefix + "[")
+
+
+def pytest_collection_modifyitems(config, items):
+    used = set()
+    for item in items:
+        for prefix, reason in TENSORFLOW_ONLY.items():
+            if _matches(item.nodeid, prefix):
+                used.add(prefix)
+                item.add_marker(pytest.mark.tensorflow_only(reason=reason))
+        for prefix, reason in BACKEND_INDEPENDENT.items():
+            if _matches(item.nodeid, prefix):
+                used.add(prefix)
+                if BACKEND != "tensorflow":
+                    item.add_marker(pytest.mark.skip(reason=f"runs once: {reason}"))
+        marker = item.get_closest_marker("tensorflow_only")
+        if marker and BACKEND != "tensorflow":
+            reason = marker.kwargs.get("reason", "needs TensorFlow")
+            item.add_marker(pytest.mark.skip(reason=f"TensorFlow-only: {reason}"))
+    # An entry whose module was collected but which matched nothing is stale
+    # (a renamed test): say so instead of silently running it everywhere.
+    collected = {item.nodeid.split("::")[0] for item in items}
+    for prefix in {**TENSORFLOW_ONLY, **BACKEND_INDEPENDENT}:
+        module = prefix.split("::")[0]
+        if module in collected and prefix not in used:
+            warnings.warn(
+                f"tests/conftest.py lists {prefix!r}, which matches no test",
+                stacklevel=1,
+            )
 
 
 @pytest.fixture(autouse=True)

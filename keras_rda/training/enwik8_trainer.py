@@ -62,6 +62,7 @@ from keras_rda.training.char_model import RNN_LAYER_NAME
 from keras_rda.training.char_model import build_char_model
 from keras_rda.training.char_model import state_sizes
 from keras_rda.training.presets import Preset
+from keras_rda.utils import validation
 
 LN2 = math.log(2.0)
 
@@ -124,6 +125,7 @@ class Enwik8Trainer:
     def __init__(
         self, data, out_dir, model="lstm", preset=None, strategy=None, seed=0, verbose=1
     ):
+        validation.tensorflow_backend("the enwik8 training loop")
         self.data = data
         self.preset = preset or Preset(units=128, bptt=100, batch_size=32, steps=1000)
         self.model_name = model

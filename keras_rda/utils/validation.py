@@ -69,3 +69,23 @@ def one_of(name, value, choices):
     if value not in choices:
         raise _invalid(name, f"one of {', '.join(repr(c) for c in choices)}", value)
     return value
+
+
+def tensorflow_backend(feature):
+    """Raises a clear `ValueError` unless Keras runs on TensorFlow.
+
+    For the TensorFlow-only parts of the package (the enwik8 loop: a
+    `tf.function` under `tf.distribute` with `tf.train.Checkpoint`).
+
+    Args:
+        feature: what needs TensorFlow, for the message.
+    """
+    import keras
+
+    backend = keras.backend.backend()
+    if backend != "tensorflow":
+        raise ValueError(
+            f"Received an invalid value for the Keras backend, expected "
+            f"'tensorflow' ({feature} is TensorFlow-only), got {backend!r}. "
+            f"Run it with KERAS_BACKEND=tensorflow."
+        )
