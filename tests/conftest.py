@@ -29,9 +29,52 @@ BACKEND = keras.backend.backend()
 
 # Node-id prefixes (a directory, a module, or module::test, which covers its
 # parametrisations) of tests that need TensorFlow, and why.
+_TAPE = "gradients through tf.GradientTape"
+_TF_TENSORS = "passes tf tensors into keras.ops"
 TENSORFLOW_ONLY = {
     "tests/training/": "the enwik8 loop: tf.function(jit_compile=True), "
     "tf.distribute, tf.train.Checkpoint",
+    "tests/cells/test_attention_average.py::"
+    "test_ten_thousand_steps_with_huge_logits_finite_outputs_and_gradients": _TAPE,
+    "tests/cells/test_attention_average.py::"
+    "test_discount_to_zero_and_tiny_attention_do_not_make_zero_over_zero": _TF_TENSORS,
+    "tests/cells/test_attention_average.py::"
+    "test_relu_with_no_attention_yet_gives_zero_average_and_finite_gradient": _TAPE,
+    "tests/cells/test_attention_average.py::"
+    "test_softplus_log_is_accurate_far_in_the_tail": _TF_TENSORS,
+    "tests/cells/test_fast_weights_cell.py::"
+    "test_finite_gradients_after_a_long_run_of_zero_inputs": _TAPE,
+    "tests/cells/test_layer_norm_lstm_cell.py::"
+    "test_finite_gradients_after_a_long_run_of_zero_inputs": _TAPE,
+    "tests/cells/test_recurrent_highway_cell.py::"
+    "test_finite_gradients_after_a_long_run_of_zero_inputs": _TAPE,
+    "tests/cells/test_wei_net_cell.py::"
+    "test_finite_gradients_after_a_long_run_of_zero_inputs": _TAPE,
+    "tests/examples/test_associative_examples.py": "tf.config.run_functions_eagerly",
+    "tests/layers/test_feed_forward_attention.py::test_gradients_are_finite": _TAPE,
+    "tests/layers/test_feed_forward_attention.py::"
+    "test_gradient_matches_finite_differences": _TAPE,
+    "tests/layers/test_rda.py::"
+    "test_layer_equals_rnn_of_cell_outputs_states_and_gradients": _TAPE,
+    "tests/layers/test_rda.py::"
+    "test_layer_matches_numpy_reference_with_shared_dropout_mask": _TF_TENSORS,
+    "tests/memory/test_addressing.py::"
+    "test_cosine_similarity_of_zero_vectors_is_zero_with_finite_gradient": _TAPE,
+    "tests/memory/test_dnc_cell.py::test_one_step_matches_numpy_reference": _TF_TENSORS,
+    "tests/memory/test_dnc_cell.py::"
+    "test_allocation_writes_into_the_least_used_slot": _TF_TENSORS,
+    "tests/memory/test_dnc_cell.py::"
+    "test_controllers_give_finite_gradients_in_rnn_layer": _TAPE,
+    "tests/memory/test_dnc_cell.py::"
+    "test_zero_memory_and_zero_inputs_give_finite_gradients": _TAPE,
+    "tests/memory/test_dnc_cell.py::"
+    "test_long_sequence_and_large_inputs_stay_finite": "tf.function",
+    "tests/memory/test_dnc_cell.py::"
+    "test_mixed_precision_runs_and_keeps_the_step_exact": _TF_TENSORS,
+    "tests/memory/test_ntm_cell.py::test_one_step_matches_numpy_reference": _TF_TENSORS,
+    "tests/memory/test_ntm_cell.py::test_zero_memory_gives_finite_gradients": _TAPE,
+    "tests/memory/test_write_schedules.py::"
+    "test_cached_uniform_writing_attends_over_the_cache": _TF_TENSORS,
     "tests/test_notebooks.py::test_notebook_runs": "the notebooks run the "
     "enwik8 loop and load SavedModels with tf.saved_model",
 }
