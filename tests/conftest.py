@@ -78,6 +78,17 @@ TENSORFLOW_ONLY = {
     "tests/test_notebooks.py::test_notebook_runs": "the notebooks run the "
     "enwik8 loop and load SavedModels with tf.saved_model",
 }
+# Known failures of a unit on one backend: strict xfail there, so that the
+# run stays readable and a fix shows up as XPASS (then remove the entry).
+KNOWN_BACKEND_FAILURES = {
+    (
+        "jax",
+        "tests/layers/test_rda.py::"
+        "test_masking_carries_state_and_repeats_output[rda-exp-tanh]",
+    ): "Keras's JAX rnn repeats states[0] (h) on masked steps, not the "
+    "previous output o = tanh(h): masked steps and a trailing-padded last "
+    "output differ for output_activation='tanh'",
+}
 # Checks that do not depend on the backend, run once (in the TensorFlow run).
 BACKEND_INDEPENDENT = {
     "tests/test_docs.py": "the docs build does not depend on the backend",
@@ -112,6 +123,11 @@ def pytest_collection_modifyitems(config, items):
                 used.add(prefix)
                 if BACKEND != "tensorflow":
                     item.add_marker(pytest.mark.skip(reason=f"runs once: {reason}"))
+        for (backend, prefix), reason in KNOWN_BACKEND_FAILURES.items():
+            if _matches(item.nodeid, prefix):
+                used.add(prefix)
+                if backend == BACKEND:
+                    item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
         marker = item.get_closest_marker("tensorflow_only")
         if marker and BACKEND != "tensorflow":
             reason = marker.kwargs.get("reason", "needs TensorFlow")
@@ -119,7 +135,8 @@ def pytest_collection_modifyitems(config, items):
     # An entry whose module was collected but which matched nothing is stale
     # (a renamed test): say so instead of silently running it everywhere.
     collected = {item.nodeid.split("::")[0] for item in items}
-    for prefix in {**TENSORFLOW_ONLY, **BACKEND_INDEPENDENT}:
+    known = {prefix for _, prefix in KNOWN_BACKEND_FAILURES}
+    for prefix in {*TENSORFLOW_ONLY, *BACKEND_INDEPENDENT, *known}:
         module = prefix.split("::")[0]
         if module in collected and prefix not in used:
             warnings.warn(
