@@ -1,15 +1,17 @@
 """Packaging: the wheel and sdist build, pass `twine check`, and the wheel works.
 
-One module-scoped build (`python -m build --no-isolation`, so that nothing is
-downloaded) feeds every test. The wheel is installed into a fresh virtual
-environment that reuses this environment's dependencies through a `.pth`
-file instead of downloading TensorFlow again; `keras-rda tasks` then runs
-from that environment's own entry point, with `PYTHONPATH` cleared, outside
-the repository, so that only the installed wheel can be imported.
+One module-scoped build (`python -m build --no-isolation`, so that nothing
+is downloaded), from a copy of the checkout, feeds every test. The wheel is
+installed into a fresh virtual environment that reuses this environment's
+dependencies through a `.pth` file instead of downloading TensorFlow again;
+`keras-rda tasks` then runs from that environment's own entry point, with
+`PYTHONPATH` cleared, outside the repository, so that only the installed
+wheel can be imported.
 """
 
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -33,10 +35,29 @@ def _clean_env():
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
+    # Built from a copy of the checkout, so that nothing is written into it
+    # and two xdist workers never build in the same directory.
+    source = tmp_path_factory.mktemp("source") / "keras_rda"
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            ".tox",
+            "runs",
+            "site",
+            "build",
+            "dist",
+            "*.egg-info",
+            "__pycache__",
+            "*.pyc",
+        ),
+    )
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out)],
-        cwd=REPO,
+        cwd=source,
         check=True,
         capture_output=True,
         env=_clean_env(),
