@@ -9,6 +9,10 @@ HERE = pathlib.Path(__file__).parent
 version = {}
 exec((HERE / "keras_rda" / "version.py").read_text(), version)
 
+JAX = ["jax>=0.4.20"]
+TORCH = ["torch>=2.1"]
+DOCS = ["mkdocs>=1.5", "mkdocstrings[python]>=0.25"]
+
 setup(
     name="keras_rda",
     version=version["__version__"],
@@ -31,8 +35,28 @@ setup(
         "matplotlib",
     ],
     extras_require={
-        "test": ["pytest>=7", "pytest-xdist", "ruff"],
-        "docs": ["mkdocs>=1.5"],
+        # Other Keras backends (select one with KERAS_BACKEND=jax / torch).
+        # TensorFlow stays installed: tf.data pipelines, SavedModel export
+        # and the enwik8 loop use it.
+        "jax": JAX,
+        "torch": TORCH,
+        "docs": DOCS,
+        # Everything `.ci/run` needs: the suite on TensorFlow and JAX, the
+        # notebooks executed, the strict docs build and the packaging check.
+        "test": [
+            "pytest>=7",
+            "pytest-xdist",
+            "ruff",
+            *JAX,
+            "nbclient>=0.7",
+            "nbformat>=5",
+            "ipykernel>=6",
+            *DOCS,
+            "build>=1",
+            "twine>=5",
+            "setuptools>=61",
+            "wheel",
+        ],
     },
     entry_points={"console_scripts": ["keras-rda=keras_rda.experiments.cli:main"]},
     classifiers=[

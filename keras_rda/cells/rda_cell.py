@@ -66,10 +66,14 @@ class RDACell(BaseRDACell):
             `BaseRDACell` and `docs/units.md`.
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default `"zeros"`.
-        kernel_regularizer, recurrent_regularizer, bias_regularizer,
-        initial_state_regularizer: regularizers of the weights.
-        kernel_constraint, recurrent_constraint, bias_constraint,
-        initial_state_constraint: constraints of the weights.
+        kernel_regularizer: regularizer of `kernel`.
+        recurrent_regularizer: regularizer of `recurrent_kernel`.
+        bias_regularizer: regularizer of `bias`.
+        initial_state_regularizer: regularizer of `initial_state`.
+        kernel_constraint: constraint of `kernel`.
+        recurrent_constraint: constraint of `recurrent_kernel`.
+        bias_constraint: constraint of `bias`.
+        initial_state_constraint: constraint of `initial_state`.
         dropout: float in [0, 1), fraction of the inputs to drop (one mask
             per sequence).
         recurrent_dropout: float in [0, 1), fraction of `h_{t-1}` to drop in

@@ -83,8 +83,11 @@ class FeedForwardAttention(keras.layers.Layer):
             set). Defaults to the paper's Gaussian with standard deviation
             `1 / sqrt(fan_in)`.
         bias_initializer: initializer of `b` (zeros, as in the paper).
-        kernel_regularizer, bias_regularizer, kernel_constraint,
-            bias_constraint: as in `keras.layers.Dense`.
+        kernel_regularizer: regularizer of the kernels, as in
+            `keras.layers.Dense`.
+        bias_regularizer: regularizer of `b`.
+        kernel_constraint: constraint of the kernels.
+        bias_constraint: constraint of `b`.
         **kwargs: base `keras.layers.Layer` arguments (`name`, `dtype`, ...).
 
     Call arguments:

@@ -16,17 +16,18 @@ class RDA(BaseRDALayer):
     the recurrence, leaving only `h_{t-1} W_h` and element-wise work in the
     loop. Works under `jit_compile=True`.
 
+    The arguments `attention_activation`, `hidden_activation`,
+    `output_activation`, `variant`, `learn_initial_state`, `use_bias`,
+    `unit_discount_bias`, `kernel_initializer`, `recurrent_initializer`,
+    `kernel_init_scheme`,
+    `bias_initializer`, `initial_state_initializer`, `kernel_regularizer`,
+    `recurrent_regularizer`, `bias_regularizer`, `initial_state_regularizer`,
+    `kernel_constraint`, `recurrent_constraint`, `bias_constraint`,
+    `initial_state_constraint`, `dropout`, `recurrent_dropout` and `seed`
+    are the `RDACell` arguments (see there).
+
     Args:
         units: positive integer, dimensionality of the output space.
-        attention_activation, hidden_activation, output_activation, variant,
-        learn_initial_state, use_bias, unit_discount_bias,
-        kernel_initializer, recurrent_initializer, kernel_init_scheme,
-        bias_initializer,
-        initial_state_initializer, kernel_regularizer,
-        recurrent_regularizer, bias_regularizer, initial_state_regularizer,
-        kernel_constraint, recurrent_constraint, bias_constraint,
-        initial_state_constraint, dropout, recurrent_dropout, seed: the
-            `RDACell` arguments (see there).
         activity_regularizer: regularizer on the layer's output.
         return_sequences: whether to return the output at every step
             (`[batch, time, units]`) or the last (`[batch, units]`).

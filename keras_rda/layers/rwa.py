@@ -15,15 +15,16 @@ class RWA(BaseRDALayer):
     because the input projections of all time steps are one matmul before
     the recurrence. Works under `jit_compile=True`.
 
+    The arguments `learn_initial_state`, `use_bias`, `kernel_initializer`,
+    `recurrent_initializer`, `kernel_init_scheme`, `bias_initializer`,
+    `initial_state_initializer`,
+    `kernel_regularizer`, `recurrent_regularizer`, `bias_regularizer`,
+    `initial_state_regularizer`, `kernel_constraint`, `recurrent_constraint`,
+    `bias_constraint`, `initial_state_constraint`, `dropout`,
+    `recurrent_dropout` and `seed` are the `RWACell` arguments (see there).
+
     Args:
         units: positive integer, dimensionality of the output space.
-        learn_initial_state, use_bias, kernel_initializer,
-        recurrent_initializer, kernel_init_scheme, bias_initializer,
-        initial_state_initializer,
-        kernel_regularizer, recurrent_regularizer, bias_regularizer,
-        initial_state_regularizer, kernel_constraint, recurrent_constraint,
-        bias_constraint, initial_state_constraint, dropout,
-        recurrent_dropout, seed: the `RWACell` arguments (see there).
         activity_regularizer: regularizer on the layer's output.
         return_sequences: whether to return the output at every step.
         return_state: whether to also return the final state `h, n, d, m`.

@@ -25,7 +25,6 @@ to start with a `RuntimeError` that names it.
 """
 
 import dataclasses
-import os
 import pathlib
 
 import keras
@@ -50,18 +49,6 @@ from keras_rda.training.segment_steps import SegmentSteps
 from keras_rda.training.segment_steps import global_gradient_adam
 from keras_rda.training.stop_signals import StopSignals
 from keras_rda.utils import validation
-
-
-def require_tensorflow_backend():
-    """Raises `RuntimeError` unless Keras runs on TensorFlow."""
-    backend = keras.backend.backend()
-    if backend != "tensorflow":
-        raise RuntimeError(
-            "The enwik8 training loop (keras_rda.training) needs the TensorFlow "
-            f"backend (tf.function with XLA, tf.distribute), but Keras's backend "
-            f"is {backend!r} (KERAS_BACKEND={os.environ.get('KERAS_BACKEND')!r}). "
-            "Set KERAS_BACKEND=tensorflow before Keras is imported."
-        )
 
 
 def training_segments(tokens, batch_size, bptt, start_step):
@@ -114,7 +101,7 @@ class Enwik8Trainer:
     def __init__(
         self, data, out_dir, model="lstm", preset=None, strategy=None, seed=0, verbose=1
     ):
-        require_tensorflow_backend()
+        validation.tensorflow_backend("The enwik8 training loop")
         self.data = data
         self.preset = preset or Preset(units=128, bptt=100, batch_size=32, steps=1000)
         self.model_name = model

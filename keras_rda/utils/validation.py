@@ -146,3 +146,22 @@ def step_input_dim(layer, input_shape, name="inputs"):
             f"features] goes through keras.layers.RNN), got shape {input_shape}"
         )
     return int(input_shape[-1])
+
+
+def tensorflow_backend(feature):
+    """Raises a clear `ValueError` unless Keras runs on TensorFlow.
+
+    For the TensorFlow-only parts of the package (the enwik8 loop: a
+    `tf.function` under `tf.distribute` with `tf.train.Checkpoint`).
+
+    Args:
+        feature: what needs TensorFlow, for the message.
+    """
+    import keras
+
+    backend = keras.backend.backend()
+    if backend != "tensorflow":
+        raise ValueError(
+            f"{feature} needs the TensorFlow backend, but Keras's backend is "
+            f"{backend!r}. Set KERAS_BACKEND=tensorflow before Keras is imported."
+        )

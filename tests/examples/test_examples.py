@@ -13,8 +13,17 @@ import pytest
 EXAMPLES = sorted(
     (pathlib.Path(__file__).resolve().parents[2] / "examples").glob("*.py")
 )
-# Run by tests/examples/test_memory_examples.py and test_associative_examples.py.
-OWN_TESTS = {"document_classification", "mnist_dnc_cuw", "mnist_glimpses"}
+# Run by tests/examples/test_memory_examples.py, test_associative_examples.py
+# and test_paper_task_examples.py.
+OWN_TESTS = {
+    "document_classification",
+    "mnist_dnc_cuw",
+    "mnist_glimpses",
+    "uw_synthetic_tasks",
+    "uw_sinusoid",
+    "weinet_associative_recall",
+    "ffa_long_term_memory",
+}
 
 
 def test_examples_exist():
@@ -28,6 +37,13 @@ def test_examples_exist():
         "rwa_reber",
         "rwa_variable_copy",
         "rwa_adding_problem",
+        # UW paper: double/copy/reverse/add/max and sinusoid, DNC +- UW/CUW
+        "uw_synthetic_tasks",
+        "uw_sinusoid",
+        # WeiNet paper: associative recall with WeiNet, FW-LN, LSTM
+        "weinet_associative_recall",
+        # Raffel & Ellis: addition/multiplication, fixed and variable length
+        "ffa_long_term_memory",
     } <= names
 
 
