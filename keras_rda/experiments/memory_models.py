@@ -76,28 +76,26 @@ def make_schedule(
     seed=0,
 ):
     """The write schedule `kind` ("regular", "uniform", "cached_uniform",
-    "random") for `task`, governing its encoding part."""
-    from keras_rda.memory import CachedUniformWriting
-    from keras_rda.memory import RandomWriting
-    from keras_rda.memory import RegularWriting
-    from keras_rda.memory import UniformWriting
+    "random") for `task`, governing its encoding part (the registry
+    `keras_rda.memory.get_write_schedule` picks the arguments it takes)."""
+    from keras_rda.memory import SCHEDULES
+    from keras_rda.memory import get_write_schedule
 
-    if kind == "regular":
-        return RegularWriting()
-    length = governed_length(task, sequence_length)
-    if encoding_steps is None:
-        encoding_steps = length
-    if kind == "uniform":
-        return UniformWriting(sequence_length=length, encoding_steps=encoding_steps)
-    if kind == "cached_uniform":
-        return CachedUniformWriting(cache_size, encoding_steps=encoding_steps)
-    if kind == "random":
-        return RandomWriting(
-            sequence_length=length, encoding_steps=encoding_steps, seed=seed
+    if kind not in SCHEDULES:
+        raise ValueError(
+            "Received an invalid value for argument `kind`, expected one of "
+            f"{', '.join(SCHEDULES)}, got {kind!r}"
         )
-    raise ValueError(
-        "Received an invalid value for argument `kind`, expected one of "
-        f"regular, uniform, cached_uniform, random, got {kind!r}"
+    if kind == "regular":
+        return get_write_schedule(kind)
+    length = governed_length(task, sequence_length)
+    return get_write_schedule(
+        kind,
+        drop_unused=True,
+        sequence_length=length,
+        encoding_steps=length if encoding_steps is None else encoding_steps,
+        cache_size=cache_size,
+        seed=seed,
     )
 
 

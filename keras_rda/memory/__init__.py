@@ -7,6 +7,7 @@ from keras_rda.memory.memory_cell import MemoryCell
 from keras_rda.memory.ntm_cell import NTMCell
 from keras_rda.memory.random_writing import RandomWriting
 from keras_rda.memory.regular_writing import RegularWriting
+from keras_rda.memory.schedules import SCHEDULES
+from keras_rda.memory.schedules import get_write_schedule
 from keras_rda.memory.uniform_writing import UniformWriting
 from keras_rda.memory.write_schedule import WriteSchedule
-from keras_rda.memory.write_schedule import get_write_schedule
