@@ -64,7 +64,8 @@ class DNCCell(MemoryCell):
         states: the flat state list (see State).
         training: passed to the controller.
 
-    State (flat, in this order; sizes are `state_size`):
+    State (flat, in this order; sizes are `state_size`; inside the cell a
+    `MemoryState` with `DNCCell.AccessState`, see `MemoryCell`):
         step counter (two entries, `t = high * 128 + low`); the controller's
         states; memory `[batch, N * W]`; usage `[batch, N]`; link
         `[batch, Hw * N * N]`; precedence `[batch, Hw * N]`; read weights

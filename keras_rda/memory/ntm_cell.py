@@ -68,7 +68,8 @@ class NTMCell(MemoryCell):
         states: the flat state list (see State).
         training: passed to the controller.
 
-    State (flat, in this order): step counter (two entries); the controller's
+    State (flat, in this order; inside the cell a `MemoryState` with
+    `NTMCell.AccessState`): step counter (two entries); the controller's
     states; memory `[batch, N * W]`; read weights `[batch, R * N]`; write
     weights `[batch, N]`; read vectors `[batch, R * W]`; with
     `CachedUniformWriting(L)` the cache `[batch, L * H]`. The initial state is
