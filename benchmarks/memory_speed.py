@@ -1,26 +1,37 @@
-"""Training-step time of DNC/NTM with Uniform and Cached Uniform Writing.
+"""Training-step time of the DNC/NTM layers with Uniform and Cached Uniform
+Writing, against the LSTM controller alone and the regular-writing cell.
 
 Le et al. 2019 (section 3.1, Fig. 2b) measure up to 60% less training time
 for DNC+UW and 28% for NTM+UW than with regular writing. This benchmark
 times one training step (forward, backward, Adam update) of
 
-- DNC+UW, DNC+CUW (cache 5) and NTM+UW against their regular-writing
-  versions, and the LSTM controller alone (`keras.layers.RNN(LSTMCell)`,
-  the floor no schedule can reach below) against DNC,
+- `LSTM`: the controller alone, `keras.layers.RNN(LSTMCell(100))`, the floor
+  no schedule can go below;
+- `DNC cell` / `NTM cell`: `keras.layers.RNN(DNCCell/NTMCell)` with regular
+  writing (the reference of the schedules);
+- `DNC+UW cell`: `keras.layers.RNN(DNCCell)` with Uniform Writing, the
+  cell's conditional path (cannot be compiled with XLA for training);
+- `DNC+UW`, `DNC+CUW` (cache 5), `NTM+UW`: the `DNC` / `NTM` layers, whose
+  static schedule runs the controller as a plain loop between writes;
 
 with an LSTM controller of 100 units, 4 memory slots, word size 16, one read
 and one write head, batch 64, sequence lengths T = 50 and 100 (UW interval
-floor(T / 5), all steps governed by the schedule), in one process. The
-models are timed interleaved (one step of each, round after round) and the
-median step time of each is reported, with the ratio to its regular-writing
-version.
+floor(T / 5), every step governed by the schedule), with XLA
+(`jit_compile=True`) and without, in one process. The models of one (T, XLA)
+setting are timed interleaved (one step of each, round after round) and the
+median is reported with the ratios to `LSTM` and to the regular-writing cell.
 
 Run:
-    python benchmarks/memory_speed.py [--rounds 30] [--lengths 50 100] [--jit]
+    python benchmarks/memory_speed.py [--rounds 15] [--lengths 50 100]
+        [--jit both|on|off] [--clock cpu|wall] [--json PATH]
 """
 
 import argparse
+import json
 import os
+import platform
+import subprocess
+import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -37,98 +48,175 @@ SLOTS = 4
 WORD = 16
 BATCH = 64
 FEATURES = 11
+CACHE = 5
+
+#: name -> (memory, schedule, layer or cell path, reference for the ratio)
+MODELS = {
+    "LSTM": (None, None, None, None),
+    "DNC cell": ("dnc", "regular", "cell", None),
+    "DNC+UW cell": ("dnc", "uniform", "cell", "DNC cell"),
+    "DNC+UW": ("dnc", "uniform", "layer", "DNC cell"),
+    "DNC+CUW": ("dnc", "cached_uniform", "layer", "DNC cell"),
+    "NTM cell": ("ntm", "regular", "cell", None),
+    "NTM+UW": ("ntm", "uniform", "layer", "NTM cell"),
+}
 
 
-def build(kind, schedule, length, jit):
-    if kind == "lstm":
-        cell = keras.layers.LSTMCell(UNITS)
+def schedule_for(name, length):
+    if name == "uniform":
+        return UniformWriting(sequence_length=length)
+    if name == "cached_uniform":
+        return CachedUniformWriting(CACHE)
+    return name
+
+
+def build(name, length, jit):
+    memory, schedule, path, _ = MODELS[name]
+    controller = keras.layers.LSTMCell(UNITS)
+    if memory is None:
+        recurrent = keras.layers.RNN(controller, return_sequences=True)
     else:
-        cell_class = keras_rda.DNCCell if kind == "dnc" else keras_rda.NTMCell
-        cell = cell_class(
-            keras.layers.LSTMCell(UNITS), SLOTS, WORD, write_schedule=schedule
-        )
+        args = (controller, SLOTS, WORD)
+        kwargs = dict(write_schedule=schedule_for(schedule, length))
+        if path == "layer":
+            layer_class = keras_rda.DNC if memory == "dnc" else keras_rda.NTM
+            recurrent = layer_class(*args, return_sequences=True, **kwargs)
+        else:
+            cell_class = keras_rda.DNCCell if memory == "dnc" else keras_rda.NTMCell
+            recurrent = keras.layers.RNN(
+                cell_class(*args, **kwargs), return_sequences=True
+            )
     model = keras.Sequential(
-        [
-            keras.Input((length, FEATURES)),
-            keras.layers.RNN(cell, return_sequences=True),
-            keras.layers.Dense(FEATURES),
-        ]
+        [keras.Input((length, FEATURES)), recurrent, keras.layers.Dense(FEATURES)]
     )
     model.compile(keras.optimizers.Adam(1e-3, clipvalue=10.0), "mse", jit_compile=jit)
     return model
 
 
-def configurations(length):
-    uw = UniformWriting(sequence_length=length)
-    cuw = CachedUniformWriting(5)
-    return {
-        "DNC": ("dnc", "regular"),
-        "DNC+UW": ("dnc", uw),
-        "DNC+CUW": ("dnc", cuw),
-        "NTM": ("ntm", "regular"),
-        "NTM+UW": ("ntm", uw),
-        # The controller alone, in the same RNN loop: the floor that no
-        # schedule can go below.
-        "LSTM": ("lstm", None),
-    }
+def compiles(name, jit):
+    """The cell's conditional path has no XLA gradient: left out under XLA."""
+    return not (jit and name == "DNC+UW cell")
 
 
-def main():
+def time_models(models, x, y, rounds, clock):
+    for model in models.values():  # trace, compile and warm up
+        model.train_on_batch(x, y)
+        model.train_on_batch(x, y)
+    times = {name: [] for name in models}
+    for _ in range(rounds):
+        for name, model in models.items():
+            start = clock()
+            model.train_on_batch(x, y)
+            times[name].append(clock() - start)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def _git_commit():
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--lengths", type=int, nargs="+", default=[50, 100])
-    parser.add_argument("--jit", action="store_true", help="compile with XLA")
-    args = parser.parse_args()
-
-    rng = np.random.default_rng(0)
-    print(
-        f"LSTM controller {UNITS}, {SLOTS} slots, word {WORD}, batch {BATCH}, "
-        f"jit_compile={args.jit}, {args.rounds} interleaved rounds, "
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    parser.add_argument("--rounds", type=int, default=15, help="timed rounds")
+    parser.add_argument(
+        "--lengths", type=int, nargs="+", default=[50, 100], help="sequence lengths"
     )
+    parser.add_argument(
+        "--jit", choices=["both", "on", "off"], default="both", help="XLA settings"
+    )
+    parser.add_argument(
+        "--models", nargs="+", default=list(MODELS), help="models to time"
+    )
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="cpu",
+        help="cpu: this process's CPU time (steadier on a shared machine); "
+        "wall: elapsed time",
+    )
+    parser.add_argument("--json", help="write the JSON record to this path")
+    args = parser.parse_args(argv)
+
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    jits = {"both": [False, True], "on": [True], "off": [False]}[args.jit]
+    rng = np.random.default_rng(0)
+    load_start = os.getloadavg()[0]
+    started = time.time()
     rows = []
     for length in args.lengths:
         x = rng.random((BATCH, length, FEATURES), dtype=np.float32)
         y = rng.random((BATCH, length, FEATURES), dtype=np.float32)
-        models = {
-            name: build(kind, schedule, length, args.jit)
-            for name, (kind, schedule) in configurations(length).items()
-        }
-        times = {name: [] for name in models}
-        for model in models.values():  # trace and warm up
-            model.train_on_batch(x, y)
-            model.train_on_batch(x, y)
-        for _ in range(args.rounds):
-            for name, model in models.items():
-                start = time.perf_counter()
-                model.train_on_batch(x, y)
-                times[name].append(time.perf_counter() - start)
-        median = {name: float(np.median(t)) for name, t in times.items()}
-        for name, reference in [
-            ("DNC+UW", "DNC"),
-            ("DNC+CUW", "DNC"),
-            ("NTM+UW", "NTM"),
-            ("LSTM", "DNC"),
-        ]:
-            rows.append(
-                (
-                    length,
-                    name,
-                    median[name] * 1e3,
-                    reference,
-                    median[reference] * 1e3,
-                    median[name] / median[reference],
+        for jit in jits:
+            names = [n for n in args.models if compiles(n, jit)]
+            models = {name: build(name, length, jit) for name in names}
+            medians = time_models(models, x, y, args.rounds, clock)
+            for name, seconds in medians.items():
+                reference = MODELS[name][3]
+                rows.append(
+                    {
+                        "T": length,
+                        "xla": jit,
+                        "model": name,
+                        "ms_per_step": seconds * 1e3,
+                        "ratio_to_lstm": seconds / medians["LSTM"]
+                        if "LSTM" in medians
+                        else None,
+                        "reference": reference,
+                        "ratio_to_reference": seconds / medians[reference]
+                        if reference in medians
+                        else None,
+                    }
                 )
-            )
-    print()
-    print("| T | model | ms/step | reference | ms/step | ratio |")
+            keras.backend.clear_session()
+
+    print(
+        f"\nOne training step (forward + backward + Adam): LSTM controller "
+        f"{UNITS}, {SLOTS} slots, word {WORD}, batch {BATCH}; median {args.clock} "
+        f"time of {args.rounds} interleaved rounds; load average "
+        f"{load_start:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n"
+    )
+    print("| T | XLA | model | ms / step | / LSTM | / regular cell |")
     print("|---|---|---|---|---|---|")
-    for length, name, ms, reference, ref_ms, ratio in rows:
+    for row in rows:
+        to_ref = row["ratio_to_reference"]
         print(
-            f"| {length} | {name} | {ms:.1f} | {reference} | {ref_ms:.1f} | "
-            f"{ratio:.2f} |"
+            f"| {row['T']} | {'on' if row['xla'] else 'off'} | {row['model']} | "
+            f"{row['ms_per_step']:.1f} | {row['ratio_to_lstm']:.2f} | "
+            f"{'' if to_ref is None else f'{to_ref:.2f}'} |"
         )
-    print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
+    if args.json:
+        record = {
+            "benchmark": "memory_speed",
+            "command": " ".join(["python"] + sys.argv),
+            "git_commit": _git_commit(),
+            "keras_rda": keras_rda.__version__,
+            "keras": keras.__version__,
+            "backend": keras.backend.backend(),
+            "machine": platform.platform(),
+            "cpus": os.cpu_count(),
+            "load_average": [load_start, os.getloadavg()[0]],
+            "clock": args.clock,
+            "rounds": args.rounds,
+            "seconds": time.time() - started,
+            "sizes": {
+                "units": UNITS,
+                "memory_size": SLOTS,
+                "word_size": WORD,
+                "batch": BATCH,
+                "features": FEATURES,
+                "cache_size": CACHE,
+            },
+            "rows": rows,
+        }
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as handle:
+            json.dump(record, handle, indent=1)
+    return rows
 
 
 if __name__ == "__main__":

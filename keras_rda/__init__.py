@@ -17,7 +17,9 @@ from keras_rda.layers.feed_forward_attention import FeedForwardAttention
 from keras_rda.layers.rda import RDA
 from keras_rda.layers.rwa import RWA
 from keras_rda.memory.cached_uniform_writing import CachedUniformWriting
+from keras_rda.memory.dnc import DNC
 from keras_rda.memory.dnc_cell import DNCCell
+from keras_rda.memory.ntm import NTM
 from keras_rda.memory.ntm_cell import NTMCell
 from keras_rda.memory.random_writing import RandomWriting
 from keras_rda.memory.regular_writing import RegularWriting

@@ -23,9 +23,12 @@ D = 4), RW writes with probability (D + 1) / T there, and from step T + 1 on
 step, as the paper does while decoding (Appendix J). Tasks without an
 `encoding_length` are governed over their whole `sequence_length`.
 
-The cell output `y_t = W_y [o_t, r_t] + b_y` is the model's output (logits
-for classification), as in the DNC; one per step when `task.per_step`, else
-the last step's.
+The models are the `DNC` / `NTM` layers over an input of the task's declared
+length, so the schedules run without a conditional and compile with XLA
+(`--jit`); masked tasks (unknown length) use the cells' conditional path.
+The output `y_t = W_y [o_t, r_t] + b_y` is the model's output (logits for
+classification), as in the DNC; one per step when `task.per_step`, else the
+last step's.
 """
 
 import keras
@@ -76,28 +79,26 @@ def make_schedule(
     seed=0,
 ):
     """The write schedule `kind` ("regular", "uniform", "cached_uniform",
-    "random") for `task`, governing its encoding part."""
-    from keras_rda.memory import CachedUniformWriting
-    from keras_rda.memory import RandomWriting
-    from keras_rda.memory import RegularWriting
-    from keras_rda.memory import UniformWriting
+    "random") for `task`, governing its encoding part (the registry
+    `keras_rda.memory.get_write_schedule` picks the arguments it takes)."""
+    from keras_rda.memory import SCHEDULES
+    from keras_rda.memory import get_write_schedule
 
-    if kind == "regular":
-        return RegularWriting()
-    length = governed_length(task, sequence_length)
-    if encoding_steps is None:
-        encoding_steps = length
-    if kind == "uniform":
-        return UniformWriting(sequence_length=length, encoding_steps=encoding_steps)
-    if kind == "cached_uniform":
-        return CachedUniformWriting(cache_size, encoding_steps=encoding_steps)
-    if kind == "random":
-        return RandomWriting(
-            sequence_length=length, encoding_steps=encoding_steps, seed=seed
+    if kind not in SCHEDULES:
+        raise ValueError(
+            "Received an invalid value for argument `kind`, expected one of "
+            f"{', '.join(SCHEDULES)}, got {kind!r}"
         )
-    raise ValueError(
-        "Received an invalid value for argument `kind`, expected one of "
-        f"regular, uniform, cached_uniform, random, got {kind!r}"
+    if kind == "regular":
+        return get_write_schedule(kind)
+    length = governed_length(task, sequence_length)
+    return get_write_schedule(
+        kind,
+        drop_unused=True,
+        sequence_length=length,
+        encoding_steps=length if encoding_steps is None else encoding_steps,
+        cache_size=cache_size,
+        seed=seed,
     )
 
 
@@ -137,9 +138,6 @@ def memory_model(
         An uncompiled `keras.Model`, `[batch, time, task.input_dim]` to
         `[batch, (time,) task.output_dim]`.
     """
-    from keras_rda.memory import DNCCell
-    from keras_rda.memory import NTMCell
-
     if isinstance(controller, str):
         if controller not in _CONTROLLERS:
             raise ValueError(
@@ -157,23 +155,28 @@ def memory_model(
         cache_size,
         seed,
     )
-    kwargs = dict(
+    from keras_rda.memory import DNC
+    from keras_rda.memory import NTM
+
+    # A fixed length declared here lets the layer take its static schedule
+    # path (no conditional; compiles with XLA) on `tf.data` batches too.
+    masked = getattr(task, "masked", False)
+    length = None if masked else getattr(task, "sequence_length", None)
+    inputs = keras.Input((length, task.input_dim), name="inputs")
+    features = inputs
+    if masked:
+        features = keras.layers.Masking(mask_value=0.0, name="padding_mask")(features)
+    layer_class = {"dnc": DNC, "ntm": NTM}[memory]
+    outputs = layer_class(
+        controller,
         memory_size=memory_size,
         word_size=word_size,
         num_read_heads=num_read_heads,
         write_schedule=write_schedule,
         output_units=task.output_dim,
-        name=f"{memory}_cell",
-    )
-    cell_class = {"dnc": DNCCell, "ntm": NTMCell}[memory]
-    cell = cell_class(controller, **kwargs)
-    inputs = keras.Input((None, task.input_dim), name="inputs")
-    features = inputs
-    if getattr(task, "masked", False):
-        features = keras.layers.Masking(mask_value=0.0, name="padding_mask")(features)
-    outputs = keras.layers.RNN(cell, return_sequences=task.per_step, name=memory)(
-        features
-    )
+        return_sequences=task.per_step,
+        name=memory,
+    )(features)
     return keras.Model(inputs, outputs, name=name or memory)
 
 

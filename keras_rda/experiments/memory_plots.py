@@ -175,7 +175,7 @@ def plot_write_schedules(schedules, num_steps, memory_size, path=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from keras_rda.memory.write_schedule import get_write_schedule
+    from keras_rda.memory import get_write_schedule
 
     labels = list(schedules)
     patterns = np.stack(

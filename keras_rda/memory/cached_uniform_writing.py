@@ -1,6 +1,7 @@
 """Cached Uniform Writing (CUW): Algorithm 1 of Le et al. 2019."""
 
 import keras
+import numpy as np
 from keras import ops
 
 from keras_rda.memory.write_schedule import WriteSchedule
@@ -55,6 +56,13 @@ class CachedUniformWriting(WriteSchedule):
         if self.encoding_steps is None:
             return scheduled
         return ops.logical_and(scheduled, step <= self.encoding_steps)
+
+    def cache_pattern(self, num_steps):
+        steps = np.arange(1, num_steps + 1)
+        pattern = self._scheduled_numpy(steps, None)
+        if self.encoding_steps is not None:
+            pattern = pattern & (steps <= self.encoding_steps)
+        return pattern
 
     def _scheduled(self, step, memory_size):
         return ops.equal(ops.mod(step, self.cache_size), 0)

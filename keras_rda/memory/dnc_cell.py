@@ -64,7 +64,8 @@ class DNCCell(MemoryCell):
         states: the flat state list (see State).
         training: passed to the controller.
 
-    State (flat, in this order; sizes are `state_size`):
+    State (flat, in this order; sizes are `state_size`; inside the cell a
+    `MemoryState` with `DNCCell.AccessState`, see `MemoryCell`):
         step counter (two entries, `t = high * 128 + low`); the controller's
         states; memory `[batch, N * W]`; usage `[batch, N]`; link
         `[batch, Hw * N * N]`; precedence `[batch, Hw * N]`; read weights
@@ -93,6 +94,12 @@ class DNCCell(MemoryCell):
         and Algorithm 1.
     """
 
+    #: The memory side of the state (in the flat state's order).
+    AccessState = collections.namedtuple(
+        "DNCAccessState",
+        ("memory", "usage", "link", "precedence", "read_weights", "write_weights"),
+    )
+
     def __init__(
         self,
         controller,
@@ -106,9 +113,6 @@ class DNCCell(MemoryCell):
         bias_initializer="zeros",
         **kwargs,
     ):
-        self.num_write_heads = validation.positive_int(
-            "num_write_heads", num_write_heads
-        )
         super().__init__(
             controller,
             memory_size,
@@ -120,19 +124,20 @@ class DNCCell(MemoryCell):
             bias_initializer=bias_initializer,
             **kwargs,
         )
+        self.num_write_heads = validation.positive_int(
+            "num_write_heads", num_write_heads
+        )
 
-    def _memory_shapes(self):
+    def _access_shapes(self):
         n, w = self.memory_size, self.word_size
         r, h = self.num_read_heads, self.num_write_heads
-        return collections.OrderedDict(
-            [
-                ("memory", (n, w)),
-                ("usage", (n,)),
-                ("link", (h, n, n)),
-                ("precedence", (h, n)),
-                ("read_weights", (r, n)),
-                ("write_weights", (h, n)),
-            ]
+        return self.AccessState(
+            memory=(n, w),
+            usage=(n,),
+            link=(h, n, n),
+            precedence=(h, n),
+            read_weights=(r, n),
+            write_weights=(h, n),
         )
 
     def _interface_split(self):
@@ -178,15 +183,15 @@ class DNCCell(MemoryCell):
         parts["read_modes"] = ops.softmax(parts["read_modes"], axis=-1)
         return parts
 
-    def _access(self, interface, memory_states):
+    def _access(self, interface, access_state):
         xi = self.split_interface(interface)
-        memory = memory_states["memory"]
-        prev_read_weights = memory_states["read_weights"]
+        memory = access_state.memory
+        prev_read_weights = access_state.read_weights
 
         # Write: usage, allocation, content, write weights.
         usage = addressing.update_usage(
-            memory_states["usage"],
-            memory_states["write_weights"],
+            access_state.usage,
+            access_state.write_weights,
             xi["free_gates"],
             prev_read_weights,
         )
@@ -205,10 +210,10 @@ class DNCCell(MemoryCell):
 
         # Temporal links.
         link = addressing.update_link(
-            memory_states["link"], memory_states["precedence"], write_weights
+            access_state.link, access_state.precedence, write_weights
         )
         precedence = addressing.update_precedence(
-            memory_states["precedence"], write_weights
+            access_state.precedence, write_weights
         )
 
         # Read.
@@ -221,15 +226,15 @@ class DNCCell(MemoryCell):
             read_content, forward, backward, xi["read_modes"]
         )
         reads = addressing.read_memory(memory, read_weights)
-        new_states = {
-            "memory": memory,
-            "usage": usage,
-            "link": link,
-            "precedence": precedence,
-            "read_weights": read_weights,
-            "write_weights": write_weights,
-        }
-        return new_states, reads
+        new_state = self.AccessState(
+            memory=memory,
+            usage=usage,
+            link=link,
+            precedence=precedence,
+            read_weights=read_weights,
+            write_weights=write_weights,
+        )
+        return new_state, reads
 
     def weightings(self, states):
         """The write and read weightings held in `states`.
@@ -237,8 +242,8 @@ class DNCCell(MemoryCell):
         Returns:
             A dict with `"write"` `[B, Hw, N]` and `"read"` `[B, R, N]`.
         """
-        parts = self.unpack_states(states)
-        return {"write": parts["write_weights"], "read": parts["read_weights"]}
+        access = self.unpack_states(states).access
+        return {"write": access.write_weights, "read": access.read_weights}
 
     def get_config(self):
         config = super().get_config()

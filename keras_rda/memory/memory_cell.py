@@ -2,21 +2,34 @@
 
 A controller (any Keras RNN cell), an external memory accessed through an
 interface vector, the write schedule, the Cached Uniform Writing cache and
-attention, the flat state, the output projection and the config.
+attention, the state, the output projection and the config. One step reads
+like Algorithm 1 of Le, Tran & Venkatesh 2019 (`MemoryCell.step`).
 """
 
 import abc
+import collections
 
 import keras
 from keras import ops
 from keras import tree
+from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
-from keras_rda.memory.write_schedule import get_write_schedule
+from keras_rda.memory.schedules import get_write_schedule
 from keras_rda.utils import validation
 
 # The step counter is kept in two state entries (t = high * BASE + low) so
 # that it stays an exact integer in float16/bfloat16 states (mixed precision).
 _STEP_BASE = 128
+
+#: The state of a memory cell, by part (DeepMind's `AccessState` idea):
+#: `step` int32 `[B]`, steps done so far; `controller` the controller's
+#: state structure; `access` the subclass's `AccessState` namedtuple of
+#: float32 tensors (memory, weightings, ...); `read_vectors` float32
+#: `[B, R, W]`; `cache` `[B, L, H]` with Cached Uniform Writing, else None.
+#: Keras sees it flattened to `state_size` (`MemoryCell.pack_states`).
+MemoryState = collections.namedtuple(
+    "MemoryState", ("step", "controller", "access", "read_vectors", "cache")
+)
 
 
 def _select(condition, new, old):
@@ -30,29 +43,58 @@ def _select(condition, new, old):
     return new * c + old * (1.0 - c)
 
 
-class MemoryCell(keras.layers.Layer, abc.ABC):
+def _static(flag):
+    """`flag` as a Python bool if it is known when tracing, else None."""
+    if isinstance(flag, bool) or type(flag).__name__ == "bool_":
+        return bool(flag)
+    return None
+
+
+def _size(shape):
+    size = 1
+    for dim in shape:
+        size *= dim
+    return size
+
+
+class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
     """Base class of the memory cells: controller + memory + write schedule.
 
-    One step (`x_t` the input, `r_{t-1}` the previous read vectors):
+    One step `t` (`x_t` the input, `r_{t-1}` the previous read vectors), in
+    the order of Algorithm 1 of Le et al. 2019 (`step`):
 
-    1. controller: `o_t, h_t = controller([x_t, r_{t-1}], h_{t-1})` (eq. 3-4 of
-       Le et al. 2019; for Cached Uniform Writing on a write step `h_{t-1}` is
-       first replaced by the cache attention `a_t`, eq. 9-10);
-    2. only on the schedule's access steps (`keras.ops.cond`, so the other
-       steps compute none of it): the interface vector `xi_t = W_xi o_t + b`,
-       the memory write (eq. 2) and the read `r_t` (eq. 1); otherwise memory,
-       weightings and `r_t = r_{t-1}` are held;
-    3. output: `y_t = W_y [o_t, r_t] + b_y`, a linear projection of the
-       controller output and the read vectors (the DNC paper's
+    1. cache (Cached Uniform Writing only, lines 2-6): append `h_{t-1}` to the
+       cache; on a cache step replace `h_{t-1}` by the cache attention `a_t`
+       (eq. 9-10);
+    2. controller: `o_t, h_t = controller([x_t, r_{t-1}], h_{t-1})` (eq. 3-4);
+    3. memory access, only on the schedule's access steps (lines 7-9): the
+       interface vector `xi_t = W_xi o_t + b`, the write (eq. 2) and the read
+       `r_t` (eq. 1); on other steps memory, weightings and `r_t = r_{t-1}`
+       are held and none of this is computed (`keras.ops.cond` inside
+       `keras.layers.RNN`; the `DNC`/`NTM` layers decide it when tracing);
+    4. output: `y_t = W_y [o_t, r_t] + b_y` (the DNC paper's
        `y_t = W_y [h_t; r_t]`; the same for the NTM).
 
     The memory-side arithmetic runs in float32 also under mixed precision.
+    The state is a `MemoryState` inside the cell, flattened to the flat
+    `state_size` that Keras expects only at the boundary (`unpack_states`,
+    `pack_states`). An all-zero state is the initial state (what
+    `keras.layers.RNN.reset_state` restores).
 
-    Subclasses define `_memory_shapes()` (an ordered dict of state names to
-    shapes without the batch axis), `_interface_size()`, and
-    `_access(interface, memory_states)` returning the new memory states and
-    the read vectors `[B, R, W]`, plus `weightings(states)` for plots.
+    Subclasses define `AccessState` (a namedtuple class of the memory-side
+    state), `_access_shapes()` (an `AccessState` of shapes without the batch
+    axis), `_interface_size()` and `_access(interface, access_state)`
+    returning the new `AccessState` and the read vectors `[B, R, W]`, plus
+    `weightings(states)` for plots. Sub-layers are created in `build`, so a
+    subclass may set its attributes after `super().__init__()`.
+
+    The controller's dropout masks follow the memory cell's: `keras.layers.RNN`
+    creates them before the loop and resets them after each call through
+    `get_dropout_mask` / `reset_dropout_mask` (and the recurrent ones), which
+    this class forwards to the controller.
     """
+
+    AccessState = None
 
     def __init__(
         self,
@@ -88,6 +130,10 @@ class MemoryCell(keras.layers.Layer, abc.ABC):
         )
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.cache_size = self.write_schedule.cache_size
+        # DropoutRNNCell's own rates: the dropout is the controller's.
+        self.dropout = 0.0
+        self.recurrent_dropout = 0.0
 
         self._controller_state_size = controller.state_size
         self._controller_flat_sizes = [
@@ -99,40 +145,28 @@ class MemoryCell(keras.layers.Layer, abc.ABC):
             if controller_output is not None
             else self._controller_flat_sizes[0]
         )
-        self.cache_size = self.write_schedule.cache_size
         if not self.write_schedule.always_accesses:
             # TensorFlow's XLA cannot compile the gradient of the memory
             # `cond` inside the RNN loop with a dynamic batch size (inference
             # compiles); this makes `jit_compile="auto"` fall back to graph
-            # mode instead of failing on GPU.
+            # mode instead of failing on GPU. The `DNC` / `NTM` layers have
+            # no `cond` and compile.
             self.supports_jit = False
-        self.interface = keras.layers.Dense(
-            self._interface_size(),
-            kernel_initializer=self.kernel_initializer,
-            bias_initializer=self.bias_initializer,
-            name="interface",
-        )
-        self.output_projection = keras.layers.Dense(
-            self.output_size,
-            kernel_initializer=self.kernel_initializer,
-            bias_initializer=self.bias_initializer,
-            name="output_projection",
-        )
 
     # ------------------------------------------------------------------
     # Contract of the subclasses.
 
     @abc.abstractmethod
-    def _memory_shapes(self):
-        """Ordered dict: memory state name -> shape without the batch axis."""
+    def _access_shapes(self):
+        """An `AccessState` of shapes without the batch axis."""
 
     @abc.abstractmethod
     def _interface_size(self):
         """Size of the interface vector `xi_t`."""
 
     @abc.abstractmethod
-    def _access(self, interface, memory_states):
-        """Write then read: returns (new memory states dict, reads `[B, R, W]`)."""
+    def _access(self, interface, access_state):
+        """Write then read: returns (new `AccessState`, reads `[B, R, W]`)."""
 
     @abc.abstractmethod
     def weightings(self, states):
@@ -152,11 +186,7 @@ class MemoryCell(keras.layers.Layer, abc.ABC):
     @property
     def state_size(self):
         sizes = [1, 1] + list(self._controller_flat_sizes)
-        for shape in self._memory_shapes().values():
-            size = 1
-            for dim in shape:
-                size *= dim
-            sizes.append(size)
+        sizes += [_size(shape) for shape in self._access_shapes()]
         sizes.append(self._read_size)
         if self.cache_size is not None:
             sizes.append(self.cache_size * self._controller_flat_sizes[0])
@@ -166,35 +196,40 @@ class MemoryCell(keras.layers.Layer, abc.ABC):
         input_dim = input_shape[-1]
         if not self.controller.built:
             self.controller.build((None, input_dim + self._read_size))
+        self.interface = keras.layers.Dense(
+            self._interface_size(),
+            kernel_initializer=self.kernel_initializer,
+            bias_initializer=self.bias_initializer,
+            dtype=self.dtype_policy,
+            name="interface",
+        )
         self.interface.build((None, self._controller_output_size))
+        self.output_projection = keras.layers.Dense(
+            self.output_size,
+            kernel_initializer=self.kernel_initializer,
+            bias_initializer=self.bias_initializer,
+            dtype=self.dtype_policy,
+            name="output_projection",
+        )
         self.output_projection.build(
             (None, self._controller_output_size + self._read_size)
         )
         if self.cache_size is not None:
             hidden = self._controller_flat_sizes[0]
-            self.cache_query_kernel = self.add_weight(
-                name="cache_query_kernel",
-                shape=(hidden, hidden),
-                initializer=self.kernel_initializer,
-            )
-            self.cache_key_kernel = self.add_weight(
-                name="cache_key_kernel",
-                shape=(hidden, hidden),
-                initializer=self.kernel_initializer,
-            )
-            self.cache_read_kernel = self.add_weight(
-                name="cache_read_kernel",
-                shape=(self._read_size, hidden),
-                initializer=self.kernel_initializer,
-            )
-            self.cache_score_kernel = self.add_weight(
-                name="cache_score_kernel",
-                shape=(hidden, 1),
-                initializer=self.kernel_initializer,
-            )
+            for name, shape in (
+                ("cache_query_kernel", (hidden, hidden)),
+                ("cache_key_kernel", (hidden, hidden)),
+                ("cache_read_kernel", (self._read_size, hidden)),
+                ("cache_score_kernel", (hidden, 1)),
+            ):
+                kernel = self.add_weight(
+                    name=name, shape=shape, initializer=self.kernel_initializer
+                )
+                setattr(self, name, kernel)
         self.built = True
 
     def get_initial_state(self, batch_size=None):
+        """The controller's initial state; zeros everywhere else."""
         dtype = self.compute_dtype
         get_controller_state = getattr(self.controller, "get_initial_state", None)
         if get_controller_state is not None:
@@ -215,17 +250,55 @@ class MemoryCell(keras.layers.Layer, abc.ABC):
         return states
 
     # ------------------------------------------------------------------
-    # State packing.
+    # Dropout: the controller's masks live and die with this cell's.
+
+    def _controller_dropout(self):
+        if isinstance(self.controller, DropoutRNNCell):
+            return self.controller
+        return None
+
+    def get_dropout_mask(self, step_input):
+        """Create the controller's input mask for `[x_t, r_{t-1}]`."""
+        controller = self._controller_dropout()
+        if controller is not None:
+            batch = ops.shape(step_input)[0]
+            reads = ops.zeros((batch, self._read_size), dtype=step_input.dtype)
+            controller.get_dropout_mask(ops.concatenate([step_input, reads], -1))
+        return None
+
+    def get_recurrent_dropout_mask(self, step_input):
+        """Create the controller's recurrent mask (for its state `h`)."""
+        controller = self._controller_dropout()
+        if controller is not None:
+            batch = ops.shape(step_input)[0]
+            hidden = ops.zeros(
+                (batch, self._controller_flat_sizes[0]), dtype=step_input.dtype
+            )
+            controller.get_recurrent_dropout_mask(hidden)
+        return None
+
+    def reset_dropout_mask(self):
+        controller = self._controller_dropout()
+        if controller is not None:
+            controller.reset_dropout_mask()
+
+    def reset_recurrent_dropout_mask(self):
+        controller = self._controller_dropout()
+        if controller is not None:
+            controller.reset_recurrent_dropout_mask()
+
+    # ------------------------------------------------------------------
+    # The state: flat at the Keras boundary, a `MemoryState` inside.
 
     def unpack_states(self, states):
-        """Split the flat state list into its named parts.
+        """The flat state list as a `MemoryState` (float32 memory side).
 
         Returns:
-            A dict with `"step"` (int32 `[B]`, steps done so far),
-            `"controller"` (the controller's state structure), one entry per
-            memory state (float32, reshaped to `[B, *shape]`),
-            `"read_vectors"` (float32 `[B, R, W]`) and, with a cache,
-            `"cache"` (`[B, L, H]`).
+            `MemoryState(step, controller, access, read_vectors, cache)`:
+            `step` int32 `[B]` (steps done so far), the controller's state
+            structure, the `AccessState` (each part reshaped to
+            `[B, *shape]`), the read vectors `[B, R, W]` and, with a cache,
+            the cache `[B, L, H]` (else None).
         """
         states = list(states)
         low, high = states[0], states[1]
@@ -236,40 +309,119 @@ class MemoryCell(keras.layers.Layer, abc.ABC):
             self._controller_state_size, states[index : index + num_controller]
         )
         index += num_controller
-        parts = {"step": step, "controller": controller}
-        for name, shape in self._memory_shapes().items():
-            parts[name] = ops.reshape(
-                ops.cast(states[index], "float32"), (-1,) + tuple(shape)
+        access = []
+        for shape in self._access_shapes():
+            access.append(
+                ops.reshape(ops.cast(states[index], "float32"), (-1,) + tuple(shape))
             )
             index += 1
-        parts["read_vectors"] = ops.reshape(
+        read_vectors = ops.reshape(
             ops.cast(states[index], "float32"),
             (-1, self.num_read_heads, self.word_size),
         )
         index += 1
+        cache = None
         if self.cache_size is not None:
-            parts["cache"] = ops.reshape(
+            cache = ops.reshape(
                 states[index], (-1, self.cache_size, self._controller_flat_sizes[0])
             )
-        return parts
+        return MemoryState(
+            step, controller, self.AccessState(*access), read_vectors, cache
+        )
 
-    def _pack_states(self, parts, like):
-        low = ops.cast(ops.mod(parts["step"], _STEP_BASE), like[0].dtype)
-        high = ops.cast(parts["step"] // _STEP_BASE, like[1].dtype)
+    def pack_states(self, state, like):
+        """A `MemoryState` as the flat list, with the shapes and dtypes of `like`."""
+        low = ops.cast(ops.mod(state.step, _STEP_BASE), like[0].dtype)
+        high = ops.cast(state.step // _STEP_BASE, like[1].dtype)
         flat = [low[:, None], high[:, None]]
-        flat += tree.flatten(parts["controller"])
-        for name in self._memory_shapes():
-            flat.append(parts[name])
-        flat.append(parts["read_vectors"])
+        flat += tree.flatten(state.controller)
+        flat += list(state.access)
+        flat.append(state.read_vectors)
         if self.cache_size is not None:
-            flat.append(parts["cache"])
+            flat.append(state.cache)
         return [
             ops.cast(ops.reshape(value, ops.shape(old)), old.dtype)
             for value, old in zip(flat, like)
         ]
 
     # ------------------------------------------------------------------
-    # One step.
+    # One step: Algorithm 1.
+
+    def call(self, inputs, states, training=False):
+        state = self.unpack_states(states)
+        step = state.step + 1  # 1-based index of this step
+        schedule = self.write_schedule
+        access = (
+            True
+            if schedule.always_accesses
+            else schedule.is_access_step(step, self.memory_size)
+        )
+        attend = schedule.is_cache_step(step) if self.cache_size else False
+        output, state = self.step(
+            inputs, state, step, access=access, attend=attend, training=training
+        )
+        return output, self.pack_states(state, states)
+
+    def step(self, inputs, state, step, access, attend, training=False):
+        """One step of Algorithm 1 on a `MemoryState`.
+
+        Args:
+            inputs: `[B, input_dim]`, `x_t`.
+            state: the `MemoryState` after step `t - 1`.
+            step: int32 `[B]`, `t` (1-based).
+            access: whether to access memory: a Python bool (known when
+                tracing: no conditional) or a bool tensor `[B]`.
+            attend: whether to start the controller from the cache attention
+                (Cached Uniform Writing), a Python bool or a bool tensor `[B]`.
+            training: passed to the controller.
+
+        Returns:
+            `(y_t [B, output_size], MemoryState after step t)`.
+        """
+        controller_state, cache = self._cache_step(state, step, attend)
+        controller_output, controller_state = self._controller_step(
+            inputs, state.read_vectors, controller_state, training
+        )
+        access_state, read_vectors = self._scheduled_access(
+            controller_output, state.access, state.read_vectors, access
+        )
+        output = self._output(controller_output, read_vectors)
+        return output, MemoryState(
+            step, controller_state, access_state, read_vectors, cache
+        )
+
+    def _cache_step(self, state, step, attend):
+        """Algorithm 1, lines 2-6: `C.append(h_{t-1})`; on a cache step the
+        controller starts from `a_t` (eq. 9-10) instead of `h_{t-1}`.
+
+        Returns:
+            `(controller state to start from, cache [B, L, H] or None)`.
+        """
+        if self.cache_size is None:
+            return state.controller, None
+        flat = tree.flatten(state.controller)
+        hidden = flat[0]
+        position = ops.one_hot(
+            ops.mod(step - 1, self.cache_size), self.cache_size, dtype=hidden.dtype
+        )[:, :, None]
+        cache = position * hidden[:, None, :] + (1.0 - position) * state.cache
+        static = _static(attend)
+        if static is False or self.cache_size == 1:
+            return state.controller, cache
+        reads = ops.cast(self._flat_reads(state.read_vectors), self.compute_dtype)
+
+        def attended():
+            return ops.cast(self._cache_attention(cache, hidden, reads), hidden.dtype)
+
+        if static:
+            flat[0] = attended()
+        else:
+            flat[0] = ops.cond(
+                ops.any(attend),
+                lambda: _select(attend, attended(), hidden),
+                lambda: hidden,
+            )
+        return tree.pack_sequence_as(self._controller_state_size, flat), cache
 
     def _cache_attention(self, cache, hidden, read_vectors):
         """Eq. 9-10: `a_t = sum_j softmax_j(v^T tanh(W h + U d_j + V r)) d_j`.
@@ -290,87 +442,57 @@ class MemoryCell(keras.layers.Layer, abc.ABC):
         alpha = ops.softmax(scores[:, :, 0], axis=-1)
         return ops.sum(alpha[:, :, None] * cache, axis=1)
 
-    def call(self, inputs, states, training=False):
-        like = list(states)
-        parts = self.unpack_states(like)
-        step = parts["step"] + 1  # 1-based index of this step
-        schedule = self.write_schedule
-        prev_reads = ops.reshape(parts["read_vectors"], (-1, self._read_size))
-        prev_reads_compute = ops.cast(prev_reads, self.compute_dtype)
+    def _flat_reads(self, read_vectors):
+        """`[B, R, W]` -> `[B, R * W]`."""
+        return ops.reshape(read_vectors, (-1, self._read_size))
 
-        controller_flat = tree.flatten(parts["controller"])
-        if self.cache_size is not None:
-            # Algorithm 1, line 2: C.append(h_{t-1}) at position (t - 1) mod L.
-            hidden = controller_flat[0]
-            cache = parts["cache"]
-            position = ops.one_hot(
-                ops.mod(step - 1, self.cache_size), self.cache_size, dtype=cache.dtype
-            )[:, :, None]
-            cache = position * hidden[:, None, :] + (1.0 - position) * cache
-            parts["cache"] = cache
-            # Lines 3-6: on a write step the controller starts from a_t.
-            attend = schedule.is_cache_step(step)
-            if self.cache_size > 1:
-                controller_flat[0] = ops.cond(
-                    ops.any(attend),
-                    lambda: _select(
-                        attend,
-                        ops.cast(
-                            self._cache_attention(cache, hidden, prev_reads_compute),
-                            hidden.dtype,
-                        ),
-                        hidden,
-                    ),
-                    lambda: hidden,
-                )
-        controller_states = tree.pack_sequence_as(
-            self._controller_state_size, controller_flat
-        )
-
+    def _controller_step(self, inputs, read_vectors, controller_state, training):
+        """Eq. 3-4: `o_t, h_t = controller([x_t, r_{t-1}], h_{t-1})`."""
+        reads = ops.cast(self._flat_reads(read_vectors), self.compute_dtype)
         controller_inputs = ops.concatenate(
-            [inputs, ops.cast(prev_reads_compute, inputs.dtype)], axis=-1
+            [inputs, ops.cast(reads, inputs.dtype)], axis=-1
         )
-        controller_output, new_controller = self.controller(
-            controller_inputs, controller_states, training=training
+        output, new_state = self.controller(
+            controller_inputs, controller_state, training=training
         )
         if not tree.is_nested(self._controller_state_size):
-            new_controller = tree.flatten(new_controller)[0]
-        parts["controller"] = new_controller
+            new_state = tree.flatten(new_state)[0]
+        return output, new_state
 
-        memory_names = list(self._memory_shapes())
-        held = [parts[name] for name in memory_names] + [parts["read_vectors"]]
+    def _access_memory(self, controller_output, access_state):
+        """Lines 7-9: the interface `xi_t = W_xi o_t + b`, write, then read."""
+        interface = ops.cast(self.interface(controller_output), "float32")
+        return self._access(interface, access_state)
 
-        def access():
-            interface = ops.cast(self.interface(controller_output), "float32")
-            new_memory, reads = self._access(
-                interface, {name: parts[name] for name in memory_names}
-            )
-            return [new_memory[name] for name in memory_names] + [reads]
+    def _scheduled_access(self, controller_output, access_state, read_vectors, access):
+        """The memory access on access steps; memory and `r_{t-1}` held else.
 
-        if schedule.always_accesses:
-            updated = access()
-        else:
-            accessing = schedule.is_access_step(step, self.memory_size)
+        Returns:
+            `(AccessState, read vectors [B, R, W])`.
+        """
+        static = _static(access)
+        if static is False:
+            return access_state, read_vectors
+        if static:
+            return self._access_memory(controller_output, access_state)
+        held = list(access_state) + [read_vectors]
 
-            def access_some():
-                new = access()
-                return [_select(accessing, v, old) for v, old in zip(new, held)]
+        def access_some():
+            new_access, reads = self._access_memory(controller_output, access_state)
+            new = list(new_access) + [reads]
+            return [_select(access, v, old) for v, old in zip(new, held)]
 
-            updated = ops.cond(ops.any(accessing), access_some, lambda: held)
-        for name, value in zip(memory_names, updated[:-1]):
-            parts[name] = value
-        parts["read_vectors"] = updated[-1]
-        parts["step"] = step
+        updated = ops.cond(ops.any(access), access_some, lambda: held)
+        return self.AccessState(*updated[:-1]), updated[-1]
 
-        reads = ops.cast(
-            ops.reshape(updated[-1], (-1, self._read_size)), self.compute_dtype
-        )
-        output = self.output_projection(
+    def _output(self, controller_output, read_vectors):
+        """`y_t = W_y [o_t, r_t] + b_y`."""
+        reads = ops.cast(self._flat_reads(read_vectors), self.compute_dtype)
+        return self.output_projection(
             ops.concatenate(
                 [ops.cast(controller_output, self.compute_dtype), reads], -1
             )
         )
-        return output, self._pack_states(parts, like)
 
     # ------------------------------------------------------------------
     # Serialisation.

@@ -7,6 +7,25 @@ from keras import ops
 
 from keras_rda.memory import addressing
 from keras_rda.memory.memory_cell import MemoryCell
+from keras_rda.utils import validation
+
+
+def _start_on_first_slot(weights):
+    """All-zero weightings `[B, H, N]` (the initial state) -> slot 0.
+
+    A weighting produced by the addressing sums to one, so zero only stands
+    for the start. One-hot initial weightings break the symmetry of the zero
+    memory: with uniform ones every slot would be addressed alike forever
+    (content, interpolation, shift and sharpening all keep a uniform
+    weighting uniform). Keeping the start as zero in the state makes the
+    all-zero state (what `keras.layers.RNN.reset_state` restores) the true
+    initial state.
+    """
+    empty = ops.cast(
+        ops.all(ops.equal(weights, 0.0), axis=-1, keepdims=True), weights.dtype
+    )
+    first = ops.one_hot(0, weights.shape[-1], dtype=weights.dtype)  # [N]
+    return weights * (1.0 - empty) + first * empty
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -49,12 +68,14 @@ class NTMCell(MemoryCell):
         states: the flat state list (see State).
         training: passed to the controller.
 
-    State (flat, in this order): step counter (two entries); the controller's
+    State (flat, in this order; inside the cell a `MemoryState` with
+    `NTMCell.AccessState`): step counter (two entries); the controller's
     states; memory `[batch, N * W]`; read weights `[batch, R * N]`; write
     weights `[batch, N]`; read vectors `[batch, R * W]`; with
-    `CachedUniformWriting(L)` the cache `[batch, L * H]`. Initially memory
-    and reads are zero and all weightings focus on slot 0 (a uniform start
-    would keep every slot addressed alike).
+    `CachedUniformWriting(L)` the cache `[batch, L * H]`. The initial state is
+    all zero; zero weightings stand for weightings on slot 0 (a uniform
+    start would keep every slot addressed alike), so `reset_state()` of a
+    stateful `keras.layers.RNN` restarts exactly where a fresh one starts.
 
     Example:
 
@@ -69,6 +90,11 @@ class NTMCell(MemoryCell):
         arXiv:1410.5401, section 3; Le, Tran & Venkatesh 2019, section 3.1.
     """
 
+    #: The memory side of the state (in the flat state's order).
+    AccessState = collections.namedtuple(
+        "NTMAccessState", ("memory", "read_weights", "write_weights")
+    )
+
     def __init__(
         self,
         controller,
@@ -82,16 +108,6 @@ class NTMCell(MemoryCell):
         bias_initializer="zeros",
         **kwargs,
     ):
-        if (
-            isinstance(shift_range, bool)
-            or not isinstance(shift_range, int)
-            or shift_range < 0
-        ):
-            raise ValueError(
-                "Received an invalid value for argument `shift_range`, expected "
-                f"a non-negative integer, got {shift_range!r}"
-            )
-        self.shift_range = shift_range
         super().__init__(
             controller,
             memory_size,
@@ -103,7 +119,8 @@ class NTMCell(MemoryCell):
             bias_initializer=bias_initializer,
             **kwargs,
         )
-        if 2 * shift_range + 1 > self.memory_size:
+        self.shift_range = validation.non_negative_int("shift_range", shift_range)
+        if 2 * self.shift_range + 1 > self.memory_size:
             raise ValueError(
                 "Received an invalid value for argument `shift_range`, expected "
                 f"2 * shift_range + 1 <= memory_size = {self.memory_size}, got "
@@ -114,10 +131,10 @@ class NTMCell(MemoryCell):
     def num_write_heads(self):
         return 1
 
-    def _memory_shapes(self):
+    def _access_shapes(self):
         n, w, r = self.memory_size, self.word_size, self.num_read_heads
-        return collections.OrderedDict(
-            [("memory", (n, w)), ("read_weights", (r, n)), ("write_weights", (1, n))]
+        return self.AccessState(
+            memory=(n, w), read_weights=(r, n), write_weights=(1, n)
         )
 
     def _head_size(self):
@@ -142,8 +159,8 @@ class NTMCell(MemoryCell):
         weights = addressing.circular_shift(weights, shifts)
         return addressing.sharpen(weights, gamma)
 
-    def _access(self, interface, memory_states):
-        memory = memory_states["memory"]
+    def _access(self, interface, access_state):
+        memory = access_state.memory
         head_size = self._head_size()
         heads = self.num_read_heads + 1
         head_params = ops.reshape(
@@ -154,46 +171,26 @@ class NTMCell(MemoryCell):
         add = rest[:, None, self.word_size :]
 
         write_weights = self._address(
-            memory, head_params[:, :1], memory_states["write_weights"]
+            memory, head_params[:, :1], _start_on_first_slot(access_state.write_weights)
         )
         memory = addressing.erase_and_write(memory, write_weights, erase, add)
         read_weights = self._address(
-            memory, head_params[:, 1:], memory_states["read_weights"]
+            memory, head_params[:, 1:], _start_on_first_slot(access_state.read_weights)
         )
         reads = addressing.read_memory(memory, read_weights)
-        new_states = {
-            "memory": memory,
-            "read_weights": read_weights,
-            "write_weights": write_weights,
-        }
-        return new_states, reads
-
-    def get_initial_state(self, batch_size=None):
-        """Zero memory and reads; read and write weightings on slot 0.
-
-        One-hot initial weightings break the symmetry of the zero memory:
-        with uniform ones every slot would be addressed alike forever
-        (content, interpolation, shift and sharpening all keep a uniform
-        weighting uniform).
-        """
-        states = super().get_initial_state(batch_size=batch_size)
-        names = list(self._memory_shapes())
-        first = len(states) - len(names) - 1 - (self.cache_size is not None)
-        for offset, name in enumerate(names):
-            if name.endswith("weights"):
-                heads = self._memory_shapes()[name][0]
-                one_hot = ops.one_hot(
-                    ops.zeros((batch_size, heads), "int32"),
-                    self.memory_size,
-                    dtype=states[first + offset].dtype,
-                )
-                states[first + offset] = ops.reshape(one_hot, (batch_size, -1))
-        return states
+        new_state = self.AccessState(
+            memory=memory, read_weights=read_weights, write_weights=write_weights
+        )
+        return new_state, reads
 
     def weightings(self, states):
-        """The write `[B, 1, N]` and read `[B, R, N]` weightings in `states`."""
-        parts = self.unpack_states(states)
-        return {"write": parts["write_weights"], "read": parts["read_weights"]}
+        """The write `[B, 1, N]` and read `[B, R, N]` weightings in `states`
+        (the all-zero start shown as what it stands for, slot 0)."""
+        access = self.unpack_states(states).access
+        return {
+            "write": _start_on_first_slot(access.write_weights),
+            "read": _start_on_first_slot(access.read_weights),
+        }
 
     def get_config(self):
         config = super().get_config()

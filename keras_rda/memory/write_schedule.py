@@ -1,4 +1,4 @@
-"""Base class of the write schedules, and `get_write_schedule`.
+"""`WriteSchedule`: the base class of the write schedules.
 
 A write schedule decides on which steps a memory cell (`DNCCell`, `NTMCell`)
 accesses its memory. On an access step the cell computes the interface
@@ -18,7 +18,6 @@ Reference:
 
 import abc
 
-import keras
 import numpy as np
 from keras import ops
 
@@ -94,6 +93,11 @@ class WriteSchedule(abc.ABC):
             pattern = pattern | (steps > self.encoding_steps)
         return pattern
 
+    def cache_pattern(self, num_steps):
+        """Boolean NumPy array `[num_steps]`: True where step `t = i + 1`
+        attends over the cache (Cached Uniform Writing only)."""
+        return np.zeros(num_steps, dtype=bool)
+
     # -- to implement -------------------------------------------------------
 
     @abc.abstractmethod
@@ -122,66 +126,3 @@ class WriteSchedule(abc.ABC):
 
     def __hash__(self):
         return hash((type(self).__name__, tuple(sorted(self.get_config().items()))))
-
-
-_ALIASES = {
-    "regular": "RegularWriting",
-    "uniform": "UniformWriting",
-    "cached_uniform": "CachedUniformWriting",
-    "random": "RandomWriting",
-}
-
-
-def get_write_schedule(identifier, **kwargs):
-    """A `WriteSchedule` from an object, a string alias or a config dict.
-
-    Args:
-        identifier: a `WriteSchedule`; `None` or `"regular"` (regular writing);
-            a string alias `"uniform"`, `"cached_uniform"` or `"random"` (or
-            the class name), built with `**kwargs` (these schedules need
-            arguments: the alias alone raises a `ValueError` saying which);
-            or a dict from `keras.saving.serialize_keras_object`.
-        **kwargs: constructor arguments for a string alias, e.g.
-            `get_write_schedule("uniform", sequence_length=50)`.
-
-    Returns:
-        A `WriteSchedule`.
-    """
-    from keras_rda.memory.cached_uniform_writing import CachedUniformWriting
-    from keras_rda.memory.random_writing import RandomWriting
-    from keras_rda.memory.regular_writing import RegularWriting
-    from keras_rda.memory.uniform_writing import UniformWriting
-
-    classes = {
-        "RegularWriting": RegularWriting,
-        "UniformWriting": UniformWriting,
-        "CachedUniformWriting": CachedUniformWriting,
-        "RandomWriting": RandomWriting,
-    }
-    if identifier is None:
-        return RegularWriting()
-    if isinstance(identifier, WriteSchedule):
-        return identifier
-    if isinstance(identifier, dict):
-        schedule = keras.saving.deserialize_keras_object(identifier)
-        if not isinstance(schedule, WriteSchedule):
-            raise ValueError(
-                "Received an invalid value for argument `write_schedule`, "
-                f"expected a write schedule config, got {identifier!r}"
-            )
-        return schedule
-    if isinstance(identifier, str):
-        name = _ALIASES.get(identifier.lower(), identifier)
-        if name in classes:
-            try:
-                return classes[name](**kwargs)
-            except TypeError as error:
-                raise ValueError(
-                    "Received an invalid value for argument `write_schedule`: "
-                    f"{identifier!r} needs arguments ({error}); pass a "
-                    f"{name}(...) object instead"
-                ) from None
-    raise ValueError(
-        "Received an invalid value for argument `write_schedule`, expected a "
-        f"WriteSchedule or one of {sorted(_ALIASES)}, got {identifier!r}"
-    )

@@ -110,3 +110,19 @@ def test_schedule_that_does_not_fit_is_rejected():
     task = get_task("uw-copy", length=3)
     with pytest.raises(ValueError):
         get_model_spec("dnc-uw").build(task, **SMALL)
+
+
+@pytest.mark.parametrize("name", ["dnc-cuw", "ntm-uw"])
+def test_zoo_models_are_the_layers_with_a_declared_length(name):
+    """The `DNC` / `NTM` layers over a declared length: the static schedule
+    path (no conditional, XLA) also on `tf.data` batches."""
+    import keras_rda
+
+    task = get_task("uw-copy", length=10)
+    model = get_model_spec(name).build(task, **SMALL)
+    layer = next(layer for layer in model.layers if hasattr(layer, "cell"))
+    assert isinstance(layer, (keras_rda.DNC, keras_rda.NTM))
+    assert model.inputs[0].shape[1] == task.sequence_length
+    x, _, _ = task.generate(2, np.random.default_rng(0))
+    assert layer.uses_static_schedule(x)
+    assert model(x).shape == (2, task.sequence_length, task.output_dim)

@@ -33,13 +33,15 @@ def run_steps(cell, x):
 
 
 def parts(cell, state):
-    """Named NumPy parts of a flat state."""
+    """Named NumPy parts of a flat state: step, controller (a list), each
+    part of the cell's `AccessState`, read_vectors and cache."""
     unpacked = cell.unpack_states(state)
-    return {
-        key: (
-            [np_(v) for v in keras.tree.flatten(value)]
-            if key == "controller"
-            else np_(value)
-        )
-        for key, value in unpacked.items()
+    named = {
+        "step": np_(unpacked.step),
+        "controller": [np_(v) for v in keras.tree.flatten(unpacked.controller)],
+        "read_vectors": np_(unpacked.read_vectors),
     }
+    named.update({k: np_(v) for k, v in unpacked.access._asdict().items()})
+    if unpacked.cache is not None:
+        named["cache"] = np_(unpacked.cache)
+    return named

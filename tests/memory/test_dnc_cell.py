@@ -217,15 +217,15 @@ def test_mixed_precision_runs_and_keeps_the_step_exact(rng):
     state = list(cell.get_initial_state(batch_size=1))
     state[0] = tf.constant([[2046 % 128]], "float16")
     state[1] = tf.constant([[2046 // 128]], "float16")
-    memory_before = np_(cell.unpack_states(state)["memory"])
+    memory_before = np_(cell.unpack_states(state).access.memory)
     for _ in range(3):
         _, state = cell(tf.ones((1, 2), "float16"), state)
-        if int(np_(cell.unpack_states(state)["step"])[0]) == 2048:
+        if int(np_(cell.unpack_states(state).step)[0]) == 2048:
             np.testing.assert_array_equal(  # 2047, 2048: no access
-                np_(cell.unpack_states(state)["memory"]), memory_before
+                np_(cell.unpack_states(state).access.memory), memory_before
             )
-    np.testing.assert_array_equal(np_(cell.unpack_states(state)["step"]), 2049)
-    assert np.any(np_(cell.unpack_states(state)["memory"]) != memory_before)
+    np.testing.assert_array_equal(np_(cell.unpack_states(state).step), 2049)
+    assert np.any(np_(cell.unpack_states(state).access.memory) != memory_before)
 
 
 def test_dnc_state_and_output_sizes():

@@ -1,5 +1,7 @@
 """Memory cells through get_config, `.keras` files and SavedModel export."""
 
+import os
+
 import keras
 import numpy as np
 import pytest
@@ -81,4 +83,22 @@ def test_get_config_round_trip():
     )
     assert (
         keras_rda.NTMCell.from_config(ntm.get_config()).get_config() == ntm.get_config()
+    )
+
+
+@pytest.mark.parametrize("name", ["dnc_cuw", "ntm_uw"])
+def test_files_saved_before_the_state_and_build_rework_still_load(name):
+    """`.keras` files saved by commit 7f6b31a (sub-layers made in `__init__`,
+    NTM weightings starting one-hot in the state) load with the same weight
+    paths, in the same order, and give the same outputs. The files were
+    written by `tests/memory/data/save_main_models.py` run on that commit."""
+    data = os.path.join(os.path.dirname(__file__), "data")
+    saved = np.load(os.path.join(data, "main_outputs.npz"))
+    model = keras.saving.load_model(os.path.join(data, f"main_{name}.keras"))
+    # Paths get other prefixes when loaded; the names say the order.
+    assert [w.path.split("/")[-1] for w in model.weights] == [
+        str(p).split("/")[-1] for p in saved[name + "_weights"]
+    ]
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(model(saved["x"])), saved[name], atol=1e-6
     )

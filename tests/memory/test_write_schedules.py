@@ -134,7 +134,7 @@ def test_all_samples_use_their_own_step_under_masking(rng):
     x = rng.normal(size=(2, 6, 2)).astype("float32")
     mask = np.array([[True] * 6, [True] * 3 + [False] * 3])
     _, *states = layer(x, mask=mask)
-    np.testing.assert_array_equal(np_(cell.unpack_states(states)["step"]), [6, 3])
+    np.testing.assert_array_equal(np_(cell.unpack_states(states).step), [6, 3])
 
 
 def test_cached_uniform_writing_with_cache_size_1_equals_regular(rng):
@@ -267,3 +267,36 @@ def test_aliases():
 def test_bad_arguments_raise_value_error(make):
     with pytest.raises(ValueError, match="Received an invalid value"):
         make()
+
+
+def test_registry_builds_every_alias_from_one_description():
+    """One call describes any schedule; each takes only its own arguments."""
+    from keras_rda.memory import SCHEDULES
+
+    described = dict(sequence_length=20, encoding_steps=20, cache_size=4, seed=7)
+    built = {
+        name: get_write_schedule(name, drop_unused=True, **described)
+        for name in SCHEDULES
+    }
+    assert built == {
+        "regular": RegularWriting(),
+        "uniform": UniformWriting(sequence_length=20, encoding_steps=20),
+        "cached_uniform": CachedUniformWriting(4, encoding_steps=20),
+        "random": RandomWriting(sequence_length=20, encoding_steps=20, seed=7),
+    }
+    with pytest.raises(ValueError, match="write_schedule"):
+        get_write_schedule("uniform", **described)  # cache_size is not its own
+
+
+def test_schedule_modules_do_not_import_the_registry():
+    import inspect
+
+    import keras_rda.memory.cached_uniform_writing as cuw
+    import keras_rda.memory.random_writing as rw
+    import keras_rda.memory.regular_writing as regular
+    import keras_rda.memory.uniform_writing as uw
+    import keras_rda.memory.write_schedule as base
+
+    for module in (base, regular, uw, cuw, rw):
+        source = inspect.getsource(module)
+        assert "memory.schedules" not in source and "memory import" not in source

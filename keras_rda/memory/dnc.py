@@ -1,0 +1,107 @@
+"""The Differentiable Neural Computer sequence layer."""
+
+import keras
+
+from keras_rda.memory.dnc_cell import DNCCell
+from keras_rda.memory.memory_rnn import MemoryRNN
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class DNC(MemoryRNN):
+    """A DNC over a sequence, used like `keras.layers.LSTM`.
+
+    Runs `DNCCell` (its arguments, its weights, in the same order). With a
+    known sequence length, a sequence that starts from the initial state and
+    no mask, every schedule is static (Regular, Uniform, Cached Uniform, and
+    Random with its policy drawn once), so the layer runs the controller as
+    a plain recurrent loop over each stretch between two writes, with the
+    read vectors held, and accesses memory once at its end (for Cached
+    Uniform Writing after the cache attention of eq. 9-10). There is no
+    conditional: it trains under `jit_compile=True`, and the memory costs
+    time only on the access steps. Otherwise (unknown length, a mask,
+    `initial_state`, `stateful`, `go_backwards`) it computes what
+    `keras.layers.RNN(DNCCell(...))` computes, with the cell's conditional.
+    Outputs, states and gradients equal `keras.layers.RNN(cell)`'s either way.
+
+    Args:
+        controller, memory_size, word_size, num_read_heads, num_write_heads,
+        write_schedule, output_units, kernel_initializer, bias_initializer:
+            the `DNCCell` arguments (see there).
+        return_sequences: whether to return `y_t` for every step
+            (`[batch, time, output_size]`) or the last (`[batch, output_size]`).
+        return_state: whether to also return the final flat state (see
+            `DNCCell`, State).
+        go_backwards: if True, process the sequence backwards.
+        stateful: if True, the final state of batch i is the initial state of
+            batch i in the next call; `reset_state()` restores the initial
+            state.
+        unroll: if True, unroll the loops (short sequences only).
+        **kwargs: base layer arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        sequences: `[batch, time, features]`.
+        initial_state: optional flat state list.
+        mask: optional boolean `[batch, time]`; masked steps keep the state
+            (and the step counter) unchanged.
+        training: passed to the controller (dropout).
+
+    Example:
+
+    ```python
+    layer = keras_rda.DNC(
+        keras.layers.LSTMCell(100), memory_size=4, word_size=64,
+        write_schedule=keras_rda.memory.UniformWriting(
+            sequence_length=50, encoding_steps=50),
+        output_units=10, return_sequences=True)
+    model = keras.Sequential([keras.Input((101, 10)), layer])
+    model.compile("adam", "mse", jit_compile=True)
+    ```
+
+    Reference:
+        Graves et al. 2016, "Hybrid computing using a neural network with
+        dynamic external memory", Nature 538; Le, Tran & Venkatesh 2019,
+        "Learning to Remember More with Less Memorization", eq. 1-4, 8-10 and
+        Algorithm 1.
+    """
+
+    def __init__(
+        self,
+        controller,
+        memory_size,
+        word_size,
+        num_read_heads=1,
+        num_write_heads=1,
+        write_schedule="regular",
+        output_units=None,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        **kwargs,
+    ):
+        cell = DNCCell(
+            controller,
+            memory_size,
+            word_size,
+            num_read_heads=num_read_heads,
+            num_write_heads=num_write_heads,
+            write_schedule=write_schedule,
+            output_units=output_units,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            dtype=kwargs.get("dtype"),
+            trainable=kwargs.get("trainable", True),
+            name="dnc_cell",
+        )
+        super().__init__(
+            cell,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            **kwargs,
+        )

@@ -1,0 +1,87 @@
+"""The Neural Turing Machine sequence layer."""
+
+import keras
+
+from keras_rda.memory.memory_rnn import MemoryRNN
+from keras_rda.memory.ntm_cell import NTMCell
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class NTM(MemoryRNN):
+    """An NTM over a sequence, used like `keras.layers.LSTM`.
+
+    Runs `NTMCell` (its arguments, its weights, in the same order), with the
+    static schedule path of `DNC`: for a known length and a fresh start the
+    controller runs as a plain loop between writes and the memory is
+    accessed once per write, with no conditional (trains under XLA);
+    otherwise the cell's conditional path. Outputs, states and gradients
+    equal `keras.layers.RNN(cell)`'s.
+
+    Args:
+        controller, memory_size, word_size, num_read_heads, write_schedule,
+        shift_range, output_units, kernel_initializer, bias_initializer:
+            the `NTMCell` arguments (see there).
+        return_sequences, return_state, go_backwards, stateful, unroll: as
+            for `DNC`.
+        **kwargs: base layer arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        sequences: `[batch, time, features]`.
+        initial_state: optional flat state list.
+        mask: optional boolean `[batch, time]`.
+        training: passed to the controller (dropout).
+
+    Example:
+
+    ```python
+    layer = keras_rda.NTM(keras.layers.LSTMCell(100), memory_size=4,
+                          word_size=64, write_schedule="regular",
+                          return_sequences=True)
+    ```
+
+    Reference:
+        Graves, Wayne & Danihelka 2014, "Neural Turing Machines",
+        arXiv:1410.5401, section 3; Le, Tran & Venkatesh 2019, section 3.1.
+    """
+
+    def __init__(
+        self,
+        controller,
+        memory_size,
+        word_size,
+        num_read_heads=1,
+        write_schedule="regular",
+        shift_range=1,
+        output_units=None,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        **kwargs,
+    ):
+        cell = NTMCell(
+            controller,
+            memory_size,
+            word_size,
+            num_read_heads=num_read_heads,
+            write_schedule=write_schedule,
+            shift_range=shift_range,
+            output_units=output_units,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            dtype=kwargs.get("dtype"),
+            trainable=kwargs.get("trainable", True),
+            name="ntm_cell",
+        )
+        super().__init__(
+            cell,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            **kwargs,
+        )

@@ -1,0 +1,180 @@
+"""`DNC` and `NTM` layers: the static schedule path against the cell path."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_rda
+from keras_rda.memory import CachedUniformWriting
+from keras_rda.memory import RandomWriting
+from keras_rda.memory import RegularWriting
+from keras_rda.memory import UniformWriting
+from keras_rda.memory import memory_rnn
+from tests.memory.helpers import np_
+
+T = 14  # 9 governed (encoding) steps, then 5 steps with an access each
+SCHEDULES = {
+    "regular": RegularWriting(),
+    "uniform": UniformWriting(sequence_length=9, encoding_steps=9),  # 2, 4, 6, 8
+    "cached_uniform": CachedUniformWriting(3, encoding_steps=9),
+    "random": RandomWriting(sequence_length=9, encoding_steps=9, seed=4),
+}
+LAYERS = {"dnc": keras_rda.DNC, "ntm": keras_rda.NTM}
+
+
+def _layer(kind, schedule, **kwargs):
+    kwargs = {"return_sequences": True, "return_state": True, **kwargs}
+    return LAYERS[kind](
+        keras.layers.LSTMCell(5),
+        memory_size=3,
+        word_size=4,
+        num_read_heads=2,
+        write_schedule=schedule,
+        output_units=3,
+        **kwargs,
+    )
+
+
+def _randomise(layer, rng):
+    for weight in layer.weights:
+        weight.assign(0.5 * rng.normal(size=weight.shape))
+
+
+def _outputs_and_gradients(layer, x):
+    x = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        output, *states = layer(x)
+        loss = tf.reduce_sum(output**2) + sum(
+            tf.reduce_sum(tf.sin(s)) for s in states[2:]
+        )
+    grads = tape.gradient(loss, [x] + layer.trainable_weights)
+    return [np_(output)] + [np_(s) for s in states], [np_(g) for g in grads]
+
+
+@pytest.mark.parametrize("unroll_limit", [32, 2], ids=["unrolled", "loops"])
+@pytest.mark.parametrize("schedule", list(SCHEDULES))
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_layer_equals_rnn_of_its_cell(kind, schedule, unroll_limit, rng, monkeypatch):
+    monkeypatch.setattr(memory_rnn, "UNROLL_LIMIT", unroll_limit)
+    layer = _layer(kind, SCHEDULES[schedule])
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    layer.build((None, T, 3))
+    _randomise(layer, rng)
+    assert layer.uses_static_schedule(x)
+    reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
+    got_values, got_grads = _outputs_and_gradients(layer, x)
+    want_values, want_grads = _outputs_and_gradients(reference, x)
+    assert len(got_grads) == len(want_grads) == 1 + len(layer.trainable_weights)
+    for got, want in zip(got_values + got_grads, want_values + want_grads):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # The memory was used: the gradient reaches the interface.
+    assert np.any(got_grads[1 + _index(layer, "interface/kernel")] != 0)
+
+
+def _index(layer, suffix):
+    paths = [w.path for w in layer.trainable_weights]
+    return next(i for i, p in enumerate(paths) if p.endswith(suffix))
+
+
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_dynamic_length_mask_and_initial_state_use_the_cell_path(kind, rng):
+    layer = _layer(kind, SCHEDULES["uniform"], return_state=False)
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    static = keras.Sequential([keras.Input((T, 3)), layer])
+    dynamic = keras.Sequential([keras.Input((None, 3)), layer])
+    np.testing.assert_allclose(np_(dynamic(x)), np_(static(x)), rtol=1e-5, atol=1e-6)
+    mask = np.ones((2, T), bool)
+    mask[1, 10:] = False
+    assert not layer.uses_static_schedule(x, mask)
+    reference = keras.layers.RNN(layer.cell, return_sequences=True)
+    np.testing.assert_allclose(
+        np_(layer(x, mask=mask)), np_(reference(x, mask=mask)), atol=1e-6
+    )
+
+
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_weights_are_the_cells_in_the_same_order(kind):
+    layer = _layer(kind, SCHEDULES["cached_uniform"])
+    layer.build((None, T, 3))
+    cls = keras_rda.DNCCell if kind == "dnc" else keras_rda.NTMCell
+    cell = cls(
+        keras.layers.LSTMCell(5),
+        3,
+        4,
+        num_read_heads=2,
+        write_schedule=SCHEDULES["cached_uniform"],
+        output_units=3,
+    )
+    rnn = keras.layers.RNN(cell)
+    rnn.build((None, T, 3))
+    assert [w.shape for w in layer.weights] == [w.shape for w in rnn.weights]
+    assert [w.path.split("/")[-1] for w in layer.weights] == [
+        w.path.split("/")[-1] for w in rnn.weights
+    ]
+
+
+@pytest.mark.parametrize(
+    "kind,schedule", [("dnc", "cached_uniform"), ("ntm", "random")]
+)
+def test_keras_file_and_savedmodel_round_trips(kind, schedule, tmp_path, rng):
+    layer = _layer(kind, SCHEDULES[schedule], return_state=False)
+    model = keras.Sequential([keras.Input((T, 3)), layer, keras.layers.Dense(2)])
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    _randomise(layer, rng)
+    expected = np_(model(x))
+    path = str(tmp_path / "model.keras")
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    assert isinstance(loaded.layers[0], LAYERS[kind])
+    config, loaded_config = layer.get_config(), loaded.layers[0].get_config()
+    assert loaded_config.pop("controller")["config"]["units"] == 5
+    config.pop("controller")
+    assert loaded_config == config
+    np.testing.assert_allclose(np_(loaded(x)), expected, atol=1e-6)
+    model.export(str(tmp_path / "saved"), verbose=False)
+    reloaded = tf.saved_model.load(str(tmp_path / "saved"))
+    np.testing.assert_allclose(np_(reloaded.serve(x)), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("schedule", list(SCHEDULES))
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_trains_under_xla_with_every_schedule(kind, schedule, rng):
+    layer = _layer(kind, SCHEDULES[schedule], return_state=False)
+    model = keras.Sequential([keras.Input((T, 3)), layer])
+    model.compile(keras.optimizers.Adam(1e-2), "mse", jit_compile=True)
+    assert model.jit_compile  # not turned off for an unsupported layer
+    x = rng.normal(size=(4, T, 3)).astype("float32")
+    y = rng.normal(size=(4, T, 3)).astype("float32")
+    before = [np_(w) for w in model.trainable_weights]
+    history = model.fit(x, y, batch_size=4, epochs=2, verbose=0)
+    assert np.all(np.isfinite(history.history["loss"]))
+    interface = _index(layer, "interface/kernel")
+    after = np_(model.trainable_weights[interface])
+    assert np.any(after != before[interface])
+
+
+def test_mixed_precision_layer_equals_rnn_of_its_cell(rng):
+    keras.config.set_dtype_policy("mixed_float16")
+    layer = _layer("dnc", SCHEDULES["cached_uniform"])
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    layer.build((None, T, 3))
+    reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
+    got = [np_(v) for v in layer(x)]
+    want = [np_(v) for v in reference(x)]
+    assert got[0].dtype == np.float16
+    for a, b in zip(got, want):
+        assert np.all(np.isfinite(a))
+        np.testing.assert_allclose(a, b, atol=2e-3)
+
+
+def test_schedule_runs():
+    access = np.array([0, 0, 1, 0, 1, 1, 1], bool)
+    attend = np.array([0, 0, 1, 0, 0, 0, 0], bool)
+    assert memory_rnn.schedule_runs(access, attend) == [
+        (0, 2, False, False),
+        (2, 3, True, True),
+        (3, 4, False, False),
+        (4, 7, True, False),
+    ]
