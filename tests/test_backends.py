@@ -9,14 +9,18 @@ from tests import conftest
 
 def test_tensorflow_only_parts_fail_clearly_on_other_backends(monkeypatch):
     monkeypatch.setattr(keras.backend, "backend", lambda: "jax")
-    with pytest.raises(ValueError, match="needs the TensorFlow backend.*backend is 'jax'"):
+    with pytest.raises(
+        ValueError, match="needs the TensorFlow backend.*backend is 'jax'"
+    ):
         validation.tensorflow_backend("The enwik8 training loop")
 
 
 def test_enwik8_trainer_refuses_other_backends(monkeypatch):
     training = pytest.importorskip("keras_rda.training.enwik8_trainer")
     monkeypatch.setattr(keras.backend, "backend", lambda: "torch")
-    with pytest.raises(ValueError, match="enwik8 training loop needs the TensorFlow backend.*'torch'"):
+    with pytest.raises(
+        ValueError, match="enwik8 training loop needs the TensorFlow backend.*'torch'"
+    ):
         training.Enwik8Trainer(data=None, out_dir="unused")
 
 

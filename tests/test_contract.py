@@ -12,12 +12,9 @@ every call: two training calls differ, and a third with another batch size
 works) and `reset_state` of a stateful RNN (back to the cell's initial
 state).
 
-Cells run inside `keras.layers.RNN`, as a user would run them. The memory
-cells' dropout-mask reset and the NTM's `reset_state` are fixed on another
-branch; those parametrisations are marked `xfail(strict=True)` here so that
-they must be unmarked when the fix is merged. So is `reset_state` of
-`keras.layers.RNN(RWACell)`, a defect this test found in the RWA/RDA
-cells (see `XFAIL`).
+Cells run inside `keras.layers.RNN`, as a user would run them. One known
+defect is marked `xfail(strict=True)` (see `XFAIL`), so that the mark must go
+when it is fixed: `reset_state` of `keras.layers.RNN(RWACell)`.
 """
 
 import dataclasses
@@ -214,9 +211,6 @@ UNITS_UNDER_TEST = {
     ),
 }
 
-# The memory cells' controller dropout masks (issue 14, point 8a) and the
-# NTM's reset_state are fixed on the memory branch.
-_MEMORY_FIX = "fixed on the memory branch"
 # Found by this test, in the RWA/RDA cells' area: `keras.layers.RNN`
 # resets every state to zero, while an RWACell's initial state is the
 # learned `h_0 = tanh(s0)` (the `RWA` layer resets it right).
@@ -226,10 +220,6 @@ _RWA_CELL_RESET = (
 )
 XFAIL = {
     ("reset_state", "RWACell"): _RWA_CELL_RESET,
-    ("dropout", "DNCCell-regular"): _MEMORY_FIX,
-    ("dropout", "NTMCell-regular"): _MEMORY_FIX,
-    ("reset_state", "NTMCell-regular"): _MEMORY_FIX,
-    ("reset_state", "NTMCell-uniform"): _MEMORY_FIX,
 }
 
 

@@ -12,10 +12,10 @@ import collections
 import keras
 from keras import ops
 from keras import tree
-from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
 from keras_rda.memory.schedules import get_write_schedule
 from keras_rda.utils import validation
+from keras_rda.utils.keras_compat import DropoutRNNCell
 
 # The step counter is kept in two state entries (t = high * BASE + low) so
 # that it stays an exact integer in float16/bfloat16 states (mixed precision).

@@ -11,7 +11,8 @@ under XLA, and pays for memory only on the access steps.
 import keras
 import numpy as np
 from keras import ops
-from keras.src import backend
+
+from keras_rda.utils import keras_compat
 
 # Keys of a cell config that belong to the layer, not to the cell.
 _LAYER_KEYS = ("name", "trainable", "dtype")
@@ -103,7 +104,9 @@ class MemoryRNN(keras.layers.RNN):
         attend = schedule.cache_pattern(length)
         like = list(initial_state)
         state = cell.unpack_states(like)
-        round_trip = any(backend.standardize_dtype(s.dtype) != "float32" for s in like)
+        round_trip = any(
+            keras.backend.standardize_dtype(s.dtype) != "float32" for s in like
+        )
         pieces = []
         for start, stop, accesses, attends in schedule_runs(access, attend):
             inputs = sequences[:, start:stop]
@@ -144,7 +147,7 @@ class MemoryRNN(keras.layers.RNN):
             )
             return output, cell.pack_states(new, states)
 
-        _, outputs, states = backend.rnn(
+        _, outputs, states = keras_compat.rnn(
             step,
             inputs,
             cell.pack_states(state, like),
