@@ -40,7 +40,7 @@ def discounted_average_scan(
     positive,
     initial_state,
     method="chunked",
-    chunk_size=64,
+    chunk_size=16,
 ):
     """Runs the scaled discounted average over a sequence.
 
@@ -146,31 +146,25 @@ def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_siz
     pos = None if positive is None else to_chunks(positive, False)
 
     # 1. Local scans: every chunk from an empty state, all chunks at once:
-    #    `chunk_size` sequential steps over `[batch * num_chunks, units]`.
-    parts = [z, la, lg] + ([] if pos is None else [ops.cast(pos, z.dtype)])
-    steps = ops.reshape(
-        ops.concatenate([ops.broadcast_to(x, ops.shape(z)) for x in parts], -1),
-        (-1, chunk_size, len(parts) * units),
-    )
-
-    def local_step(inputs, state):
-        z_t, log_a_t, log_gamma_t, *positive_t = ops.split(inputs, len(parts), -1)
-        state = attention_average.discounted_average_update(
-            *state,
-            z_t,
-            log_a_t,
-            log_gamma=log_gamma_t,
-            positive=positive_t[0] > 0 if positive_t else None,
+    #    `chunk_size` sequential steps over `[batch, num_chunks, units]`,
+    #    unrolled (a loop would carry `[chunk_size, ...]` buffers through
+    #    every iteration, which XLA on CPU copies).
+    n = ops.zeros_like(z[:, :, 0])
+    d, m = n, n
+    local = ([], [], [])
+    for i in range(chunk_size):
+        n, d, m = attention_average.discounted_average_update(
+            n,
+            d,
+            m,
+            z[:, :, i],
+            la[:, :, i],
+            log_gamma=lg[:, :, i],
+            positive=None if pos is None else pos[:, :, i],
         )
-        return ops.concatenate(state, axis=-1), list(state)
-
-    empty = ops.zeros_like(steps[:, 0, :units])
-    _, local, _ = backend.rnn(
-        local_step, steps, [empty, empty, empty], return_all_outputs=True
-    )
-    local = ops.reshape(local, (batch, -1, chunk_size, 3 * units))
-    n_local, d_local, m_local = ops.split(local, 3, axis=-1)
-    n, d, m = (x[:, :, -1] for x in (n_local, d_local, m_local))
+        for values, value in zip(local, (n, d, m)):
+            values.append(value)
+    n_local, d_local, m_local = (ops.stack(values, axis=2) for values in local)
     g_local = ops.cumsum(lg, axis=2)  # G of steps chunk_start..t
 
     # 2. The state at the start of each chunk: a sequential scan over chunk

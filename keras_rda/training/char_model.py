@@ -10,8 +10,8 @@ it from one truncated-BPTT segment to the next:
     outputs: [logits [batch, time, vocab], new_state_1, ..., new_state_k]
 
 k is the number of state tensors of the recurrent layer (LSTM 2, GRU 1,
-RDA/RWA 4: [h, n, d, m], ParallelRDA 3: [n, d, m]); nothing downstream depends on it. The softmax is
-folded into the loss (the model returns logits).
+RDA/RWA 4: [h, n, d, m], ParallelRDA 3: [n, d, m]); nothing downstream
+depends on it. The softmax is folded into the loss (the model returns logits).
 """
 
 import keras
