@@ -9,11 +9,13 @@ from keras_rda import datasets
 from keras_rda import tasks
 from keras_rda.cells.fast_weights_cell import FastWeightsCell
 from keras_rda.cells.layer_norm_lstm_cell import LayerNormLSTMCell
+from keras_rda.cells.parallel_rda_cell import ParallelRDACell
 from keras_rda.cells.rda_cell import RDACell
 from keras_rda.cells.recurrent_highway_cell import RecurrentHighwayCell
 from keras_rda.cells.rwa_cell import RWACell
 from keras_rda.cells.wei_net_cell import WeiNetCell
 from keras_rda.layers.feed_forward_attention import FeedForwardAttention
+from keras_rda.layers.parallel_rda import ParallelRDA
 from keras_rda.layers.rda import RDA
 from keras_rda.layers.rwa import RWA
 from keras_rda.memory.cached_uniform_writing import CachedUniformWriting

@@ -159,3 +159,55 @@ def weighted_average(numerator, denominator):
 def apply_activation(x, name):
     """`f_h` / `f_o`: "linear" (the identity) or "tanh"."""
     return keras_compat.tanh(x) if name == "tanh" else x
+
+
+def combine_summaries(
+    numerator,
+    denominator,
+    log_scale,
+    later_numerator,
+    later_denominator,
+    later_log_scale,
+    later_log_discount,
+):
+    """The running average after a prefix A followed by a segment B.
+
+    Used by the parallel RDA (`keras_rda.ParallelRDA`), whose discount does
+    not depend on the past, so that segments can be summarised separately
+    and joined. A segment B of steps `s..t` is summarised by its total
+    log-discount `G_B = log gamma_s + ... + log gamma_t`, the running
+    maximum `m_B` of its own log-weights and its scaled sums
+    `n^_B`, `d^_B` as if started from an empty state. The unscaled sums
+    compose as `n = n_A * exp(G_B) + n_B`, so in the scaled form:
+
+        m  = max(m_A + G_B, m_B)
+        n^ = n^_A * exp(m_A + G_B - m) + n^_B * exp(m_B - m)
+        d^ = d^_A * exp(m_A + G_B - m) + d^_B * exp(m_B - m)
+
+    Both exponents are <= 0. One step is the segment
+    `(n^_B, d^_B, m_B, G_B) = (z_t, 1, log a_t, log gamma_t)`, and then this
+    is `discounted_average_update`. The operation is associative when the
+    prefix is itself a segment with `G = G_A + G_B`. An empty side
+    (`d^ = 0`: the initial state, masked steps, ReLU steps with `a = 0`) is
+    the identity, whatever its `m`.
+
+    Args:
+        numerator, denominator, log_scale: `[..., units]`, `(n^_A, d^_A, m_A)`.
+        later_numerator, later_denominator, later_log_scale: `[..., units]`,
+            `(n^_B, d^_B, m_B)`.
+        later_log_discount: `[..., units]`, `G_B` (<= 0).
+
+    Returns:
+        `(numerator, denominator, log_scale)` after A then B.
+    """
+    shifted = log_scale + later_log_discount
+    past = ops.where(denominator > 0, shifted, later_log_scale)
+    current = ops.where(later_denominator > 0, later_log_scale, past)
+    new_scale = ops.stop_gradient(ops.maximum(past, current))
+    past_weight = ops.exp(past - new_scale)
+    later_weight = ops.exp(current - new_scale)
+    return (
+        numerator * past_weight + later_numerator * later_weight,
+        denominator * past_weight + later_denominator * later_weight,
+        new_scale,
+    )

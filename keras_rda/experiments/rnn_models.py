@@ -1,4 +1,5 @@
-"""Zoo entries of the RWA/RDA comparisons: "rda", "rda-exp-tanh", "rwa", "lstm", "gru".
+"""Zoo entries of the RWA/RDA comparisons: "rda", "rda-exp-tanh", "rwa", "lstm",
+"gru", and the parallel RDA's "parallel-rda", "parallel-rda-2".
 
 Every entry is one recurrent layer of `units` units over the task's input
 (masked when the task pads its sequences) and a linear head: one output per
@@ -154,3 +155,72 @@ def _keras_rnn_model(task, layer_class, units, name, kwargs):
     kwargs.setdefault("recurrent_initializer", "glorot_uniform")
     layer = layer_class(units, return_sequences=task.per_step, name=name, **kwargs)
     return sequence_model(task, layer, name)
+
+
+@register_model(
+    "parallel-rda",
+    description="ParallelRDA: the RDA with gates that read only x_t, one layer",
+    paper=RDA_PAPER,
+    learning_rate=1e-3,
+    clipvalue=1.0,
+    batch_size=100,
+    units=250,
+)
+def build_parallel_rda(task, units=250, **kwargs):
+    """ParallelRDA: the RDA with gates that read only x_t, one layer.
+
+    Same units as `rda`, so fewer weights (no recurrent kernel).
+    """
+    from keras_rda.layers.parallel_rda import ParallelRDA
+
+    layer = ParallelRDA(
+        units, return_sequences=task.per_step, name="parallel_rda", **kwargs
+    )
+    return sequence_model(task, layer, "parallel_rda")
+
+
+def matched_parallel_rda_units(units, input_dim, output_dim):
+    """Width of each of 2 stacked `ParallelRDA` layers whose model has as
+    many weights as the `rda` model with `units` units (no larger).
+
+    `rda`: `4 U (I + 1) + 3 U^2` in the layer, `(U + 1) O` in the head; two
+    parallel layers of width `V`: `4 V (I + 1) + 4 V (V + 1) + (V + 1) O`.
+    """
+
+    def weights_rda(u):
+        return 4 * u * (input_dim + 1) + 3 * u * u + (u + 1) * output_dim
+
+    def weights_parallel(v):
+        return 4 * v * (input_dim + 1) + 4 * v * (v + 1) + (v + 1) * output_dim
+
+    target = weights_rda(units)
+    width = 1
+    while weights_parallel(width + 1) <= target:
+        width += 1
+    return width
+
+
+@register_model(
+    "parallel-rda-2",
+    description="2 stacked ParallelRDA layers, as many weights as rda",
+    paper=RDA_PAPER,
+    learning_rate=1e-3,
+    clipvalue=1.0,
+    batch_size=100,
+    units=250,
+)
+def build_parallel_rda_2(task, units=250, **kwargs):
+    """2 stacked ParallelRDA layers, as many weights as `rda` with `units`.
+
+    The second layer's gates read the first layer's output, so the unit at
+    step t sees a function of the past through two discounted averages
+    (`matched_parallel_rda_units` gives the width).
+    """
+    from keras_rda.layers.parallel_rda import ParallelRDA
+
+    width = matched_parallel_rda_units(units, task.input_dim, task.output_dim)
+    first = ParallelRDA(width, return_sequences=True, name="parallel_rda_1", **kwargs)
+    second = ParallelRDA(
+        width, return_sequences=task.per_step, name="parallel_rda_2", **kwargs
+    )
+    return sequence_model(task, lambda x: second(first(x)), "parallel_rda_2")

@@ -10,15 +10,15 @@ it from one truncated-BPTT segment to the next:
     outputs: [logits [batch, time, vocab], new_state_1, ..., new_state_k]
 
 k is the number of state tensors of the recurrent layer (LSTM 2, GRU 1,
-RDA/RWA 4: [h, n, d, m]); nothing downstream depends on it. The softmax is
-folded into the loss (the model returns logits).
+RDA/RWA 4: [h, n, d, m], ParallelRDA 3: [n, d, m]); nothing downstream
+depends on it. The softmax is folded into the loss (the model returns logits).
 """
 
 import keras
 
 from keras_rda.utils import validation
 
-MODELS = ("rda", "rda-exp-tanh", "lstm", "gru", "rwa")
+MODELS = ("rda", "rda-exp-tanh", "lstm", "gru", "rwa", "parallel-rda")
 RNN_LAYER_NAME = "rnn"
 
 
@@ -49,6 +49,10 @@ def recurrent_layer(model, units, use_cudnn=False):
 
         variant = "exp-tanh" if model == "rda-exp-tanh" else None
         return RDA(units, variant=variant, **kwargs)
+    if model == "parallel-rda":
+        from keras_rda.layers.parallel_rda import ParallelRDA
+
+        return ParallelRDA(units, **kwargs)
     from keras_rda.layers.rwa import RWA
 
     return RWA(units, **kwargs)

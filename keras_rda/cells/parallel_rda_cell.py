@@ -1,0 +1,297 @@
+"""The parallel RDA cell: discounted attention whose gates read only `x_t`."""
+
+import keras
+from keras import ops
+from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
+
+from keras_rda.cells import attention_average
+from keras_rda.utils import validation
+
+NUM_BLOCKS = 4  # u, g, a, gamma
+_ACCUMULATION_DTYPES = ("float32", "float64")
+
+
+def per_block_initializer(initializer, rows, units, num_blocks):
+    """Initialises each `[rows, units]` gate block of a concatenated kernel
+    separately, so that a fan-based initialiser (Glorot) sees the shape of one
+    gate's matrix, as in the paper (section 6.1: Xavier per weight matrix)."""
+
+    def init(shape, dtype=None):
+        del shape
+        blocks = [initializer((rows, units), dtype=dtype) for _ in range(num_blocks)]
+        return ops.concatenate(blocks, axis=1)
+
+    return init
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
+    """Cell class of the parallel Recurrent Discounted Attention unit.
+
+    The RDA unit (RDA paper, section 5) with every gate computed from the
+    current input alone:
+
+        u_t     = W_u x_t + b_u
+        g_t     = W_g x_t + b_g
+        z_t     = u_t * tanh(g_t)
+        a_t     = f_a(W_a x_t + b_a)
+        gamma_t = sigmoid(W_gamma x_t + b_gamma)
+        n_t = n_{t-1} * gamma_t + z_t * a_t
+        d_t = d_{t-1} * gamma_t + a_t
+        h_t = f_h(n_t / d_t)
+        o_t = f_o(h_t)
+
+    The RDA's gates read `[x_t, h_{t-1}]`; here they do not, so `(n_t, d_t)`
+    is a linear recurrence in the past and the whole sequence can be computed
+    by an associative scan (`keras_rda.ParallelRDA`). This cell is the same
+    unit one step at a time, for `keras.layers.RNN`, streaming inference and
+    generation; `ParallelRDA` with the same weights gives the same outputs
+    and states.
+
+    The sums are kept scaled by the running maximum of the log-weights (see
+    `keras_rda.cells.attention_average`): no overflow, underflow or `0 / 0`
+    for any finite input or length, for every `f_a`. With ReLU attention,
+    `h_t = f_h(0)` until some step gets a positive weight.
+
+    Args:
+        units: positive integer, dimensionality of the output space.
+        attention_activation: `f_a`, one of `"exp"`, `"sigmoid"`,
+            `"softplus"`, `"relu"` (section 5.1). Default `"sigmoid"`.
+        hidden_activation: `f_h`, `"linear"` (the paper's choice) or `"tanh"`.
+        output_activation: `f_o`, `"linear"` or `"tanh"`.
+        use_bias: whether to use the biases.
+        unit_discount_bias: if True (default), the discount-gate bias starts
+            at 1, the other biases from `bias_initializer` (section 6.1).
+        kernel_initializer: initializer of each gate block of `kernel`.
+            Default `"glorot_uniform"` per block (section 6.1: Xavier).
+        bias_initializer: initializer of the biases. Default `"zeros"`.
+        kernel_regularizer, bias_regularizer: regularizers of the weights.
+        kernel_constraint, bias_constraint: constraints of the weights.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask per
+            sequence).
+        seed: random seed for dropout.
+        **kwargs: base `Layer` arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        inputs: `[batch, features]`, the input at one step.
+        states: list `[n, d, m]`, each `[batch, units]` (see State).
+        training: whether dropout is applied.
+
+    State:
+        `[n, d, m]`, each `[batch, units]`: the numerator and denominator of
+        the average scaled by `exp(-m)`, and the running maximum `m` of the
+        log-weights; the unscaled sums are `n * exp(m)`, `d * exp(m)`.
+        `d = 0` means nothing attended yet. No `h_{t-1}`: nothing reads it.
+        `state_size = [units] * 3`. Under mixed precision the sums are
+        accumulated in float32.
+
+    Weights (the RDA's layout without its `recurrent_kernel`, so that
+    weights can be ported):
+        `kernel` `[input_dim, 4 * units]` (blocks u, g, a, gamma) and
+        `bias` `[4 * units]` (u, g, a, gamma).
+
+    Example:
+
+    ```python
+    cell = keras_rda.ParallelRDACell(128)
+    model = keras.Sequential([
+        keras.Input((None, 2)),
+        keras.layers.RNN(cell),
+        keras.layers.Dense(1),
+    ])
+    # streaming: one step at a time
+    state = cell.get_initial_state(batch_size=8)
+    output, state = cell(x_t, state)
+    ```
+
+    Reference:
+        "Efficiently applying attention to sequential data with the
+        Recurrent Discounted Attention unit": section 5 (equations, here with
+        gates that read only `x_t`), 5.1 (activation choices), 6.1
+        (initialisation).
+    """
+
+    def __init__(
+        self,
+        units,
+        attention_activation="sigmoid",
+        hidden_activation="linear",
+        output_activation="linear",
+        use_bias=True,
+        unit_discount_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = validation.positive_int("units", units)
+        self.attention_activation = validation.one_of(
+            "attention_activation",
+            attention_activation,
+            attention_average.ATTENTION_ACTIVATIONS,
+        )
+        self.hidden_activation = validation.one_of(
+            "hidden_activation", hidden_activation, attention_average.HIDDEN_ACTIVATIONS
+        )
+        self.output_activation = validation.one_of(
+            "output_activation", output_activation, attention_average.OUTPUT_ACTIVATIONS
+        )
+        self.use_bias = bool(use_bias)
+        self.unit_discount_bias = bool(unit_discount_bias)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
+        self.bias_regularizer = keras.regularizers.get(bias_regularizer)
+        self.kernel_constraint = keras.constraints.get(kernel_constraint)
+        self.bias_constraint = keras.constraints.get(bias_constraint)
+        self.dropout = validation.rate("dropout", dropout)
+        self.recurrent_dropout = 0.0  # nothing recurrent to drop
+        self.seed = seed
+        self.seed_generator = keras.random.SeedGenerator(seed=seed)
+        self.state_size = [self.units] * 3
+        self.output_size = self.units
+
+    # ----------------------------------------------------------------- weights
+
+    def _bias_initializer(self):
+        """Every block from `bias_initializer`, the discount gate at 1 with
+        `unit_discount_bias` (section 6.1)."""
+        base, units = self.bias_initializer, self.units
+        discount_one = self.unit_discount_bias
+
+        def initializer(shape, dtype=None):
+            del shape
+            blocks = [base((units,), dtype=dtype) for _ in range(NUM_BLOCKS)]
+            if discount_one:
+                blocks[-1] = ops.ones((units,), dtype=dtype)
+            return ops.concatenate(blocks, axis=0)
+
+        return initializer
+
+    def build(self, input_shape):
+        input_shape = tuple(input_shape)
+        if len(input_shape) != 2 or input_shape[-1] is None:
+            raise ValueError(
+                "Received an invalid value for argument `inputs`, expected a "
+                "2D step input [batch, features] with a known feature size "
+                f"(3D [batch, time, features] for the sequence), got shape "
+                f"{input_shape}"
+            )
+        input_dim = input_shape[-1]
+        self.kernel = self.add_weight(
+            shape=(input_dim, NUM_BLOCKS * self.units),
+            name="kernel",
+            initializer=per_block_initializer(
+                self.kernel_initializer, input_dim, self.units, NUM_BLOCKS
+            ),
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=(NUM_BLOCKS * self.units,),
+                name="bias",
+                initializer=self._bias_initializer(),
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        else:
+            self.bias = None
+        self.built = True
+
+    # ------------------------------------------------------------------- gates
+
+    @property
+    def accumulation_dtype(self):
+        """dtype of the running sums: float32 under mixed precision."""
+        dtype = self.compute_dtype
+        return dtype if dtype in _ACCUMULATION_DTYPES else "float32"
+
+    def gate_terms(self, inputs):
+        """Everything a step needs from its input, for one step or all steps.
+
+        Args:
+            inputs: `[..., input_dim]`, `x_t` (e.g. `[batch, input_dim]` or
+                `[batch, time, input_dim]`: one matmul for every step).
+
+        Returns:
+            `(z, log_a, log_gamma, positive)`, each `[..., units]` in the
+            accumulation dtype: the features `z_t = u_t * tanh(g_t)`,
+            `log a_t`, `log gamma_t`, and None or (ReLU) where `a_t > 0`.
+        """
+        projected = ops.matmul(inputs, self.kernel)
+        if self.use_bias:
+            projected = projected + self.bias
+        acc = self.accumulation_dtype
+        u, g, a_logits, gamma_logits = ops.split(projected, NUM_BLOCKS, axis=-1)
+        z = ops.cast(u * ops.tanh(g), acc)
+        log_a, positive = attention_average.log_attention(
+            ops.cast(a_logits, acc), self.attention_activation
+        )
+        log_gamma = ops.log_sigmoid(ops.cast(gamma_logits, acc))
+        return z, log_a, log_gamma, positive
+
+    def output_from_average(self, average):
+        """`o_t = f_o(f_h(n_t / d_t))` in the compute dtype."""
+        h = attention_average.apply_activation(average, self.hidden_activation)
+        output = attention_average.apply_activation(h, self.output_activation)
+        return ops.cast(output, self.compute_dtype)
+
+    # ---------------------------------------------------------------- the step
+
+    def call(self, inputs, states, training=False):
+        if training and self.dropout > 0:
+            inputs = inputs * self.get_dropout_mask(inputs)
+        numerator, denominator, log_scale = states
+        acc = self.accumulation_dtype
+        z, log_a, log_gamma, positive = self.gate_terms(inputs)
+        new_n, new_d, new_m = attention_average.discounted_average_update(
+            ops.cast(numerator, acc),
+            ops.cast(denominator, acc),
+            ops.cast(log_scale, acc),
+            z,
+            log_a,
+            log_gamma=log_gamma,
+            positive=positive,
+        )
+        output = self.output_from_average(
+            attention_average.weighted_average(new_n, new_d)
+        )
+        new_states = [
+            ops.cast(new_n, numerator.dtype),
+            ops.cast(new_d, denominator.dtype),
+            ops.cast(new_m, log_scale.dtype),
+        ]
+        return output, new_states
+
+    def get_initial_state(self, batch_size=None):
+        """`[n_0 = 0, d_0 = 0, m_0 = 0]`, each `[batch, units]`."""
+        zeros = ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
+        return [zeros, zeros, zeros]
+
+    # ------------------------------------------------------------------ config
+
+    def get_config(self):
+        config = {
+            "units": self.units,
+            "attention_activation": self.attention_activation,
+            "hidden_activation": self.hidden_activation,
+            "output_activation": self.output_activation,
+            "use_bias": self.use_bias,
+            "unit_discount_bias": self.unit_discount_bias,
+            "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+            "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": keras.regularizers.serialize(self.bias_regularizer),
+            "kernel_constraint": keras.constraints.serialize(self.kernel_constraint),
+            "bias_constraint": keras.constraints.serialize(self.bias_constraint),
+            "dropout": self.dropout,
+            "seed": self.seed,
+        }
+        return {**super().get_config(), **config}

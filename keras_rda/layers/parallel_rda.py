@@ -1,0 +1,226 @@
+"""The parallel Recurrent Discounted Attention sequence layer."""
+
+import keras
+from keras import ops
+
+from keras_rda.cells.parallel_rda_cell import ParallelRDACell
+from keras_rda.layers import parallel_scan
+from keras_rda.utils import validation
+
+# Keys of a cell config that belong to the layer, not to the unit.
+_LAYER_KEYS = ("name", "trainable", "dtype")
+
+
+@keras.saving.register_keras_serializable(package="keras_rda")
+class ParallelRDA(keras.layers.RNN):
+    """Parallel Recurrent Discounted Attention layer, used like
+    `keras.layers.LSTM`.
+
+    The RDA (RDA paper, section 5) with gates that read only `x_t`
+    (`ParallelRDACell`). The discounted running average
+
+        n_t = n_{t-1} * gamma_t + z_t * a_t,   d_t = d_{t-1} * gamma_t + a_t
+
+    is then a linear recurrence; it is computed for all steps at once by a
+    scan of the associative combination of segment summaries (see
+    `keras_rda.layers.parallel_scan`), in the scaled, overflow-free form of
+    `keras_rda.cells.attention_average`. No loop of `T` steps: the
+    sequential depth is `chunk_size + T / chunk_size` (`"chunked"`) or
+    `O(log T)` (`"associative"`). Outputs and final states equal
+    `keras.layers.RNN(ParallelRDACell(...))` with the same weights, to float
+    rounding.
+
+    Args:
+        units: positive integer, dimensionality of the output space.
+        attention_activation, hidden_activation, output_activation,
+        use_bias, unit_discount_bias, kernel_initializer, bias_initializer,
+        kernel_regularizer, bias_regularizer, kernel_constraint,
+        bias_constraint, dropout, seed: the `ParallelRDACell` arguments (see
+            there).
+        activity_regularizer: regularizer on the layer's output.
+        return_sequences: whether to return the output at every step
+            (`[batch, time, units]`) or the last (`[batch, units]`).
+        return_state: whether to also return the final state `n, d, m`
+            (three `[batch, units]` tensors), to pass as `initial_state` to
+            the next truncated-BPTT segment.
+        go_backwards: if True, process the sequence backwards and return the
+            reversed sequence.
+        stateful: if True, the final state of batch i is the initial state of
+            batch i in the next call.
+        zero_output_for_mask: if True, masked steps output zeros; else they
+            repeat the previous output (zeros before the first real step), as
+            `keras.layers.RNN`.
+        scan_method: `"chunked"` (default; fastest on CPU) or
+            `"associative"` (`keras.ops.associative_scan`).
+        chunk_size: steps per chunk of the chunked scan (default 64).
+        **kwargs: base layer arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        sequences: `[batch, time, features]`.
+        initial_state: optional list `[n, d, m]` of `[batch, units]`, e.g.
+            the `return_state` of the previous segment.
+        mask: optional boolean `[batch, time]`; a masked step is the scan's
+            identity (the state is unchanged).
+        training: whether dropout is applied.
+
+    Weights:
+        The cell's, in the same order: `kernel` `[input_dim, 4 * units]`
+        (blocks u, g, a, gamma) and `bias` `[4 * units]` (u, g, a, gamma);
+        `RDA`'s layout without `recurrent_kernel`.
+
+    Example:
+
+    ```python
+    model = keras.Sequential([
+        keras.Input((None, 2)),
+        keras_rda.ParallelRDA(128),
+        keras.layers.Dense(1),
+    ])
+    # truncated BPTT: carry the state from one segment to the next
+    layer = keras_rda.ParallelRDA(128, return_sequences=True, return_state=True)
+    y1, *state = layer(x[:, :1000])
+    y2, *state = layer(x[:, 1000:], initial_state=state)
+    ```
+
+    Reference:
+        "Efficiently applying attention to sequential data with the
+        Recurrent Discounted Attention unit", section 5 (equations) and 5.1;
+        the gates here read only `x_t`.
+    """
+
+    def __init__(
+        self,
+        units,
+        attention_activation="sigmoid",
+        hidden_activation="linear",
+        output_activation="linear",
+        use_bias=True,
+        unit_discount_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        seed=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        zero_output_for_mask=False,
+        scan_method="chunked",
+        chunk_size=64,
+        **kwargs,
+    ):
+        kwargs.pop("unroll", None)  # nothing to unroll
+        cell = ParallelRDACell(
+            units,
+            attention_activation=attention_activation,
+            hidden_activation=hidden_activation,
+            output_activation=output_activation,
+            use_bias=use_bias,
+            unit_discount_bias=unit_discount_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            seed=seed,
+            dtype=kwargs.get("dtype"),
+            trainable=kwargs.get("trainable", True),
+            name="parallel_rda_cell",
+        )
+        super().__init__(
+            cell,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            zero_output_for_mask=zero_output_for_mask,
+            activity_regularizer=activity_regularizer,
+            **kwargs,
+        )
+        self.scan_method = validation.one_of(
+            "scan_method", scan_method, parallel_scan.METHODS
+        )
+        self.chunk_size = validation.positive_int("chunk_size", chunk_size)
+
+    def build(self, sequences_shape, initial_state_shape=None):
+        sequences_shape = tuple(sequences_shape)
+        if len(sequences_shape) != 3 or sequences_shape[-1] is None:
+            raise ValueError(
+                "Received an invalid value for argument `inputs`, expected a 3D "
+                "tensor [batch, time, features] with a known feature size, got "
+                f"shape {sequences_shape}"
+            )
+        super().build(sequences_shape, initial_state_shape)
+
+    def inner_loop(self, sequences, initial_state, mask, training=False):
+        """The scan in place of `keras.layers.RNN`'s loop; same contract:
+        returns `(last_output, outputs, final_states)`."""
+        cell = self.cell
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        if training and cell.dropout > 0:
+            dropout_mask = cell.get_dropout_mask(sequences[:, 0, :])
+            sequences = sequences * ops.expand_dims(dropout_mask, 1)
+        if self.go_backwards:
+            sequences = ops.flip(sequences, axis=1)
+            if mask is not None:
+                mask = ops.flip(mask, axis=1)
+
+        z, log_a, log_gamma, positive = cell.gate_terms(sequences)
+        if mask is not None:
+            # A masked step is the identity: a_t = 0 and gamma_t = 1.
+            step_mask = ops.expand_dims(ops.cast(mask, "bool"), -1)
+            log_gamma = ops.where(step_mask, log_gamma, ops.zeros_like(log_gamma))
+            # (and a placeholder log a_t = 0, so that m stays what the cell's
+            # skipped step leaves where nothing is attended yet)
+            log_a = ops.where(step_mask, log_a, ops.zeros_like(log_a))
+            positive = (
+                step_mask if positive is None else ops.logical_and(positive, step_mask)
+            )
+        acc = cell.accumulation_dtype
+        state = [ops.cast(s, acc) for s in initial_state]
+        averages, final_state = parallel_scan.discounted_average_scan(
+            z,
+            log_a,
+            log_gamma,
+            positive,
+            state,
+            method=self.scan_method,
+            chunk_size=self.chunk_size,
+        )
+        outputs = cell.output_from_average(averages)
+        if mask is not None:
+            # keras.layers.RNN: a masked step repeats the previous output,
+            # zeros before the first real step (or zeros throughout).
+            if self.zero_output_for_mask:
+                shown = step_mask
+            else:
+                shown = ops.cumsum(ops.cast(step_mask, "int32"), axis=1) > 0
+            outputs = ops.where(shown, outputs, ops.zeros_like(outputs))
+        final_state = [ops.cast(s, d.dtype) for s, d in zip(final_state, initial_state)]
+        return outputs[:, -1], outputs, final_state
+
+    @property
+    def units(self):
+        return self.cell.units
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("cell")
+        config.pop("unroll", None)
+        cell_config = self.cell.get_config()
+        for key in _LAYER_KEYS:
+            cell_config.pop(key, None)
+        config.update(scan_method=self.scan_method, chunk_size=self.chunk_size)
+        return {**config, **cell_config}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
