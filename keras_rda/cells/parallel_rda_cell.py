@@ -2,10 +2,10 @@
 
 import keras
 from keras import ops
-from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
 from keras_rda.cells import attention_average
 from keras_rda.utils import validation
+from keras_rda.utils.keras_compat import DropoutRNNCell
 
 NUM_BLOCKS = 4  # u, g, a, gamma
 _ACCUMULATION_DTYPES = ("float32", "float64")

@@ -26,9 +26,9 @@ up to float rounding.
 """
 
 from keras import ops
-from keras.src import backend
 
 from keras_rda.cells import attention_average
+from keras_rda.utils import keras_compat
 
 METHODS = ("chunked", "associative")
 
@@ -207,7 +207,7 @@ def _chunk_carries(initial_state, n, d, m, g, static_length, chunk_size):
 
     # keras's sequential loop (works with unknown length and batch, and under
     # XLA); `keras.ops.scan` fails to trace an unknown length on TensorFlow.
-    _, carries, _ = backend.rnn(
+    _, carries, _ = keras_compat.rnn(
         step,
         ops.concatenate([n, d, m, g], axis=-1),
         list(initial_state),
