@@ -18,6 +18,43 @@ RDA_PAPER = "RDA paper (Maginnis & Richemond 2017), section 6.1"
 RWA_PAPER = "RWA paper (Ostmeyer & Cowell 2017), section 3.1"
 
 
+def rda_layer(units, variant="sigmoid-id", **kwargs):
+    """`keras_rda.RDA` of the paper's `variant` (the zoo's "rda" unit)."""
+    from keras_rda.layers.rda import RDA
+
+    return RDA(units, variant=variant, **kwargs)
+
+
+def rda_exp_tanh_layer(units, **kwargs):
+    """`keras_rda.RDA` with exponential attention and tanh output."""
+    return rda_layer(units, variant="exp-tanh", **kwargs)
+
+
+def rwa_layer(units, **kwargs):
+    """`keras_rda.RWA` (the zoo's "rwa" unit)."""
+    from keras_rda.layers.rwa import RWA
+
+    return RWA(units, **kwargs)
+
+
+def lstm_layer(units, **kwargs):
+    """Keras LSTM with the RDA paper's section 6.1 settings.
+
+    Forget-gate bias 1 (`unit_forget_bias`) and Xavier/Glorot weights for
+    every matrix, the recurrent one included ("Weights are initialized using
+    Xavier initialization"), where Keras defaults to an orthogonal
+    recurrent matrix.
+    """
+    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
+    return keras.layers.LSTM(units, unit_forget_bias=True, **kwargs)
+
+
+def gru_layer(units, **kwargs):
+    """Keras GRU with Glorot recurrent weights (RDA paper, section 6.1)."""
+    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
+    return keras.layers.GRU(units, **kwargs)
+
+
 def sequence_model(task, recurrent_layer, name):
     """Wraps `recurrent_layer` into the model a task needs.
 
@@ -48,6 +85,7 @@ def sequence_model(task, recurrent_layer, name):
     clipvalue=1.0,
     batch_size=100,
     units=250,
+    layer=rda_layer,
 )
 def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA).
@@ -66,6 +104,7 @@ def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     clipvalue=1.0,
     batch_size=100,
     units=250,
+    layer=rda_exp_tanh_layer,
 )
 def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-exp-tanh: exponential attention, tanh output."""
@@ -76,11 +115,9 @@ def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
 
 def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
     """`keras_rda.RDA` of the paper's `variant` in the task's model."""
-    from keras_rda.layers.rda import RDA
-
     if learn_initial_state is None:
         learn_initial_state = task.learn_initial_state
-    layer = RDA(
+    layer = rda_layer(
         units,
         variant=variant,
         learn_initial_state=learn_initial_state,
@@ -99,12 +136,11 @@ def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
     clipvalue=None,
     batch_size=100,
     units=250,
+    layer=rwa_layer,
 )
 def build_rwa(task, units=250, **kwargs):
     """RWA: recurrent weighted average, learned initial state, no clipping."""
-    from keras_rda.layers.rwa import RWA
-
-    layer = RWA(units, return_sequences=task.per_step, name="rwa", **kwargs)
+    layer = rwa_layer(units, return_sequences=task.per_step, name="rwa", **kwargs)
     return sequence_model(task, layer, "rwa")
 
 
@@ -116,17 +152,11 @@ def build_rwa(task, units=250, **kwargs):
     clipvalue=1.0,
     batch_size=100,
     units=250,
+    layer=lstm_layer,
 )
 def build_lstm(task, units=250, **kwargs):
     """Keras LSTM, forget-gate bias 1, Glorot recurrent weights."""
-    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
-    layer = keras.layers.LSTM(
-        units,
-        unit_forget_bias=True,
-        return_sequences=task.per_step,
-        name="lstm",
-        **kwargs,
-    )
+    layer = lstm_layer(units, return_sequences=task.per_step, name="lstm", **kwargs)
     return sequence_model(task, layer, "lstm")
 
 
@@ -138,11 +168,9 @@ def build_lstm(task, units=250, **kwargs):
     clipvalue=1.0,
     batch_size=100,
     units=250,
+    layer=gru_layer,
 )
 def build_gru(task, units=250, **kwargs):
     """Keras GRU, Glorot recurrent weights."""
-    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
-    layer = keras.layers.GRU(
-        units, return_sequences=task.per_step, name="gru", **kwargs
-    )
+    layer = gru_layer(units, return_sequences=task.per_step, name="gru", **kwargs)
     return sequence_model(task, layer, "gru")

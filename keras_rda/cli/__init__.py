@@ -1,0 +1,23 @@
+"""The `keras-rda` command line: one module per subcommand.
+
+    keras-rda tasks                         # what tasks exist
+    keras-rda models                        # what models exist
+    keras-rda train multicopy --model rda   # one model, one task
+    keras-rda compare multicopy --models rda,rwa,lstm,gru --seeds 0,1,2
+    keras-rda enwik8 --data PATH --model rda
+    keras-rda report                        # rebuild the docs' tables
+
+Modules: `options` (the parent parser shared by the training subcommands,
+one-line errors), `runs` (what `train` and `compare` share), then `train`,
+`compare`, `tasks`, `models`, `enwik8` and `report`, each with `NAME`,
+`HELP`, `PARENTS` and `configure(parser) -> run(args)`; `main` assembles
+them. This package imports `keras_rda.experiments` and `keras_rda.training`;
+neither imports it.
+"""
+
+
+def main(argv=None):
+    """Runs `keras-rda` with `argv` (default `sys.argv[1:]`); the exit code."""
+    from keras_rda.cli.main import main as _main
+
+    return _main(argv)
