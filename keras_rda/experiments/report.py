@@ -7,6 +7,7 @@ import re
 
 from keras_rda.experiments.runner import json_safe
 from keras_rda.experiments.runner import metric_key
+from keras_rda.utils import validation
 
 
 def _fmt(value, metric):
@@ -236,10 +237,11 @@ def plot_curves(data, path, title=None):
 
 # --- Tables in the docs, rebuilt from records (`keras-rda report`) ---------
 
+# A marker starts a line (an indented one, as in a docs example, is text).
 MARKER = re.compile(
-    r"(<!-- keras-rda report: (?P<name>[^\s]+) -->\n)(?P<body>.*?)"
-    r"(<!-- /keras-rda report -->)",
-    re.DOTALL,
+    r"^(<!-- keras-rda report: (?P<name>[^\s]+) -->\n)(?P<body>.*?)"
+    r"^(<!-- /keras-rda report -->)",
+    re.DOTALL | re.MULTILINE,
 )
 
 
@@ -250,10 +252,7 @@ def table_record_markdown(data):
     lines = ["| " + " | ".join(columns) + " |", "|" + "|".join(align) + "|"]
     for row in data["rows"]:
         if len(row) != len(columns):
-            raise ValueError(
-                f"Received an invalid value for argument `rows`, expected rows "
-                f"of {len(columns)} cells, got {row!r}"
-            )
+            raise validation.invalid_value("rows", f"rows of {len(columns)} cells", row)
         lines.append("| " + " | ".join(str(cell) for cell in row) + " |")
     return "\n".join(lines)
 
@@ -270,10 +269,11 @@ def render(data, name):
     elif "columns" in data and "rows" in data:
         table = table_record_markdown(data)
     else:
-        raise ValueError(
-            f"Received an invalid value for argument `record`, expected a run "
-            f"record (with `runs`) or a table record (with `columns` and "
-            f"`rows`), got the keys {sorted(data)} of {name!r}"
+        raise validation.invalid_value(
+            "record",
+            f"a run record (with `runs`) or a table record (with `columns` and "
+            f"`rows`) in {name!r}",
+            sorted(data),
         )
     lines = [table, ""]
     for note in data.get("notes", ()):
@@ -299,9 +299,9 @@ def rebuild_tables(text, results_dir):
     """`text` with every marked table rebuilt from its record.
 
     A marked table is the text between `<!-- keras-rda report: NAME -->`
-    and `<!-- /keras-rda report -->`, where NAME is a record's path in
-    `results_dir` without `.json` (e.g. `multicopy-compare` or
-    `benchmarks/rda_speed`).
+    and `<!-- /keras-rda report -->`, each at the start of a line, where
+    NAME is a record's path in `results_dir` without `.json` (e.g.
+    `multicopy-compare` or `benchmarks/rda_speed`).
 
     Returns:
         `(new_text, names)`: the rebuilt text and the record names used.

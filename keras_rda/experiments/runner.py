@@ -226,11 +226,12 @@ class RunCheckpoint:
         if run_file.exists():
             stored = json.loads(run_file.read_text())
             if stored != json.loads(json.dumps(fingerprint)):
-                raise CheckpointMismatch(
-                    f"Received an invalid value for argument `checkpoint_dir`, "
-                    f"expected a directory of this run or a new one, got "
-                    f"{str(self.directory)!r} (it holds a different run)"
+                error = validation.invalid_value(
+                    "checkpoint_dir",
+                    "a directory of this run or a new one",
+                    str(self.directory),
                 )
+                raise CheckpointMismatch(f"{error} (it holds a different run)")
         else:
             _write_atomically(run_file, json.dumps(fingerprint, indent=2))
 

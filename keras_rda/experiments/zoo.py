@@ -18,6 +18,8 @@ def build_rda(task, units=250):
 import dataclasses
 from collections.abc import Callable
 
+from keras_rda.utils import validation
+
 _REGISTRY = {}
 
 
@@ -109,8 +111,7 @@ def get_model_spec(name):
         ValueError: if there is no such model; the message lists valid names.
     """
     if name not in _REGISTRY:
-        raise ValueError(
-            f"Received an invalid value for argument `model`, expected one of "
-            f"{', '.join(model_names())}, got {name!r}"
+        raise validation.invalid_value(
+            "model", f"one of {', '.join(model_names())}", name
         )
     return _REGISTRY[name]

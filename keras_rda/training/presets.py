@@ -12,6 +12,8 @@
 
 import dataclasses
 
+from keras_rda.utils import validation
+
 
 @dataclasses.dataclass(frozen=True)
 class Preset:
@@ -65,10 +67,6 @@ DEFAULT_PRESET = "small"
 
 def get_preset(name, **overrides):
     """Preset `name` with the fields in `overrides` that are not None replaced."""
-    if name not in PRESETS:
-        raise ValueError(
-            "Received an invalid value for argument `preset`, expected one of "
-            f"{', '.join(repr(p) for p in PRESETS)}, got {name!r}"
-        )
+    validation.one_of("preset", name, tuple(PRESETS))
     overrides = {k: v for k, v in overrides.items() if v is not None}
     return dataclasses.replace(PRESETS[name], **overrides)

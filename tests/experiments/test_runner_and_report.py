@@ -178,6 +178,10 @@ def test_rebuild_tables_between_markers(tmp_path):
     )
     again, _ = report.rebuild_tables(new, results)
     assert again == new  # idempotent
+    example = (
+        "    <!-- keras-rda report: a -->\n    x\n    <!-- /keras-rda report -->\n"
+    )
+    assert report.rebuild_tables(example, results) == (example, [])  # indented
     with pytest.raises(FileNotFoundError, match="missing"):
         report.rebuild_tables(
             "<!-- keras-rda report: missing -->\n<!-- /keras-rda report -->", results
