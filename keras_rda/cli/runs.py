@@ -9,6 +9,7 @@ PNG and memory heat maps to `--out`.
 
 import pathlib
 import shlex
+import shutil
 
 from keras_rda.cli.options import CommandError
 from keras_rda.cli.options import common_options
@@ -165,8 +166,6 @@ def run_models(args, model_names, stem):
             run_name = f"{name}-seed{seed}"
             checkpoint_dir = out / "checkpoints" / stem / run_name
             if args.restart:
-                import shutil
-
                 shutil.rmtree(checkpoint_dir, ignore_errors=True)
             if verbose:
                 print(f"\n== {name} on {task.name}, seed {seed} ==", flush=True)

@@ -17,8 +17,6 @@ import math
 import operator
 import os
 import pathlib
-import shutil
-import sys
 import time
 
 import numpy as np
@@ -277,9 +275,6 @@ class RunCheckpoint:
         """Loads the finished run's model and optimizer variables."""
         _load(model, self.directory / "final.weights.h5")
 
-    def remove(self):
-        shutil.rmtree(self.directory, ignore_errors=True)
-
 
 def _load(model, path):
     """`model.load_weights(path)`, the optimizer's variables included."""
@@ -427,7 +422,6 @@ def train(
     model = _build(
         spec, task, units, model_kwargs, learning_rate, jit_compile, strategy
     )
-    params = int(sum(np.prod(w.shape) for w in model.trainable_weights))
     if checkpoint is not None and checkpoint.finished() is not None:
         checkpoint.load_final(model)
         result = RunResult.from_dict(checkpoint.finished())
@@ -480,28 +474,30 @@ def train(
             shuffle=False,
             verbose=1 if verbose == 1 else 0,
         )
-    totals = clock.totals()
-    curve = recorder.curve
-    last = curve[-1] if curve else {}
-    final = {k[4:]: v for k, v in last.items() if k.startswith("val_")}
-    diverged = any(not np.isfinite(v) for v in last.values())
-    result = RunResult(
-        model=model_name,
-        task=task.name,
-        steps=curve[-1]["step"] if curve else 0,
-        curve=curve,
-        steps_to_threshold=recorder.steps_to_threshold,
-        final=final,
-        seconds=totals["seconds"],
-        cpu_seconds=totals["cpu_seconds"],
-        params=params,
-        settings=settings,
-        diverged=bool(diverged),
-        keras_model=model,
-    )
+    result = _run_result(model_name, task, recorder, clock.totals(), model, settings)
     if checkpoint is not None:
         checkpoint.finish(model, json_safe(result.to_dict()))
     return result
+
+
+def _run_result(model_name, task, recorder, totals, model, settings):
+    """The `RunResult` of a run whose curve is in `recorder`."""
+    curve = recorder.curve
+    last = curve[-1] if curve else {}
+    return RunResult(
+        model=model_name,
+        task=task.name,
+        steps=last.get("step", 0),
+        curve=curve,
+        steps_to_threshold=recorder.steps_to_threshold,
+        final={k[4:]: v for k, v in last.items() if k.startswith("val_")},
+        seconds=totals["seconds"],
+        cpu_seconds=totals["cpu_seconds"],
+        params=int(sum(np.prod(w.shape) for w in model.trainable_weights)),
+        settings=settings,
+        diverged=bool(any(not np.isfinite(v) for v in last.values())),
+        keras_model=model,
+    )
 
 
 def json_safe(value):
@@ -513,11 +509,3 @@ def json_safe(value):
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
     return value
-
-
-def stdout_is_terminal():
-    """Whether standard output is an interactive terminal."""
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        return False
