@@ -18,6 +18,7 @@ from keras_rda.cli.options import common_options
 from keras_rda.cli.options import deprecated_alias
 from keras_rda.cli.options import positive
 from keras_rda.cli.options import resolve_verbose
+from keras_rda.cli.options import strategy_from
 from keras_rda.training.char_model import MODELS
 from keras_rda.training.presets import DEFAULT_PRESET
 from keras_rda.training.presets import PRESETS
@@ -105,7 +106,6 @@ def run(args):
     from keras_rda.datasets.enwik8 import enwik8
     from keras_rda.training.enwik8_trainer import Enwik8Trainer
     from keras_rda.training.presets import get_preset
-    from keras_rda.utils.strategies import make_strategy
 
     for flag in (
         "steps",
@@ -131,7 +131,7 @@ def run(args):
         data = enwik8(args.data)
     except (OSError, ValueError) as error:
         raise CommandError(f"--data: {error}") from None
-    strategy = make_strategy(args.strategy, tpu=args.tpu)
+    strategy = strategy_from(args)
     # The trainer's verbose 2 is a progress bar drawn once, at the end.
     verbose = resolve_verbose(args.verbose)
     if verbose:

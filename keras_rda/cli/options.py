@@ -117,6 +117,22 @@ def common_options(
     return parent
 
 
+def strategy_from(args):
+    """The `tf.distribute` strategy of `--strategy`/`--tpu`, made once.
+
+    A TPU that cannot be reached is a one-line error, not a traceback.
+    """
+    from keras_rda.utils.strategies import make_strategy
+
+    try:
+        return make_strategy(args.strategy, tpu=args.tpu)
+    except Exception as error:  # noqa: BLE001  (TPU resolvers raise many kinds)
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise CommandError(
+            f"--strategy {args.strategy}: {type(error).__name__}: {first}"
+        ) from None
+
+
 def resolve_verbose(verbose, stream=None):
     """`--verbose` as given, or 1 on a terminal and 2 otherwise."""
     if verbose is not None:

@@ -17,6 +17,7 @@ from keras_rda.cli.options import parse_int_list
 from keras_rda.cli.options import parse_kv
 from keras_rda.cli.options import positive
 from keras_rda.cli.options import resolve_verbose
+from keras_rda.cli.options import strategy_from
 
 DEFAULT_OUT = "runs"
 DEFAULT_FROM_ZOO = "the zoo model's"
@@ -159,6 +160,7 @@ def run_models(args, model_names, stem):
     out = pathlib.Path(args.out or DEFAULT_OUT)
     results_dir = pathlib.Path(args.results_dir) if args.results_dir else out
     model_kwargs = parse_kv(args.model_arg, "--model-arg")
+    strategy = strategy_from(args)
     print(describe(task, settings, args.scale), flush=True)
     results = []
     for name in model_names:
@@ -181,7 +183,7 @@ def run_models(args, model_names, stem):
                     seed=seed,
                     learning_rate=settings.get("learning_rate"),
                     jit_compile=args.jit,
-                    strategy=args.strategy,
+                    strategy=strategy,
                     stop_at_threshold=args.until_threshold,
                     verbose=verbose,
                     model_kwargs=model_kwargs,

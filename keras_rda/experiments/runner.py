@@ -326,10 +326,22 @@ def compile_for_task(model, task, optimizer, jit_compile=False):
     return model
 
 
+def strategy_name(strategy):
+    """The name a strategy is recorded under ("default", "mirrored", "tpu")."""
+    if strategy is None or isinstance(strategy, str):
+        return strategy or "default"
+    kind = type(strategy).__name__
+    if "TPU" in kind:
+        return "tpu"
+    return "mirrored" if "Mirrored" in kind else "default"
+
+
 def _build(spec, task, units, model_kwargs, learning_rate, jit_compile, strategy):
     import keras
 
-    with make_strategy(strategy).scope():
+    if strategy is None or isinstance(strategy, str):
+        strategy = make_strategy(strategy)
+    with strategy.scope():
         model = spec.build(task, units=units, **(model_kwargs or {}))
         # A builder may attach extra outputs (attention maps for plots):
         # train on the first one.
@@ -371,8 +383,9 @@ def train(
         seed: seeds Keras's initialisers and the training stream.
         learning_rate: overrides the zoo entry's learning rate.
         jit_compile: compile the train step with XLA.
-        strategy: a name for `keras_rda.utils.strategies.make_strategy`
-            ("default", "mirrored" or "tpu").
+        strategy: a `tf.distribute.Strategy`, or a name for
+            `keras_rda.utils.strategies.make_strategy` ("default",
+            "mirrored" or "tpu").
         stop_at_threshold: stop once the task's threshold is met.
         verbose: 0 silent, 1 Keras's progress bar, 2 one line per
             evaluation (for logs written to files).
@@ -403,7 +416,7 @@ def train(
         "clipvalue": spec.clipvalue,
         "seed": seed,
         "jit_compile": bool(jit_compile),
-        "strategy": strategy or "default",
+        "strategy": strategy_name(strategy),
         "model_kwargs": dict(model_kwargs or {}),
         "stop_at_threshold": bool(stop_at_threshold),
     }

@@ -65,6 +65,7 @@ def test_enwik8_deprecated_spellings_still_work(capsys):
         (["train", "copy", "--steps", "0"], "--steps"),
         (["compare", "copy", "--seeds", "0,x"], "--seeds"),
         (["train", "copy", "--strategy", "gpu"], "invalid choice: 'gpu'"),
+        (["train", "copy", "--strategy", "tpu"], "--strategy tpu: "),  # no TPU here
         (["train", "copy", "--bogus"], "unrecognized arguments: --bogus"),
         (["enwik8", "--data", "/nonexistent/enwik8"], "--data"),
         (["enwik8", "--steps", "0"], "--steps"),
