@@ -24,6 +24,7 @@ import numpy as np
 from keras_rda.experiments.zoo import get_model_spec
 from keras_rda.utils import validation
 from keras_rda.utils.strategies import make_strategy
+from keras_rda.utils.summaries import write_scalars
 
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 # Task metric name -> key of the Keras logs (the loss of a cross-entropy task
@@ -106,27 +107,6 @@ def threshold_met(threshold, logs):
 def format_scores(logs):
     """`{"loss": 0.1234, ...}` as `"loss 0.1234, ..."` (one log line)."""
     return ", ".join(f"{k} {v:.4g}" for k, v in logs.items())
-
-
-def write_scalars(writer, scalars, step):
-    """Writes `{tag: value}` as TensorBoard scalars at `step`.
-
-    Uses TensorFlow's core `tf.summary.write` with the scalars plugin's
-    metadata (what `tf.summary.scalar` writes), so the `tensorboard` package
-    is needed to view the logs, not to write them.
-    """
-    import tensorflow as tf
-    from tensorflow.core.framework import summary_pb2
-
-    metadata = summary_pb2.SummaryMetadata(
-        plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars")
-    ).SerializeToString()
-    with writer.as_default():
-        for tag, value in scalars.items():
-            tf.summary.write(
-                tag, tf.constant(value, tf.float32), step=step, metadata=metadata
-            )
-    writer.flush()
 
 
 def make_recorder(

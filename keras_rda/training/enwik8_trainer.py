@@ -62,23 +62,9 @@ from keras_rda.training.char_model import RNN_LAYER_NAME
 from keras_rda.training.char_model import build_char_model
 from keras_rda.training.char_model import state_sizes
 from keras_rda.training.presets import Preset
+from keras_rda.utils.summaries import write_scalars
 
 LN2 = math.log(2.0)
-
-
-def _write_scalar(name, value, step):
-    """A TensorBoard scalar summary, without needing the tensorboard package.
-
-    `tf.summary.scalar` lives in the tensorboard package; this writes the same
-    event (a float32 scalar tagged for TensorBoard's "scalars" plugin) with
-    TensorFlow alone.
-    """
-    from tensorflow.core.framework import summary_pb2
-
-    metadata = summary_pb2.SummaryMetadata(
-        plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars")
-    )
-    tf.summary.write(name, tf.constant(value, tf.float32), step=step, metadata=metadata)
 
 
 class _GlobalGradientAdam(keras.optimizers.Adam):
@@ -467,10 +453,7 @@ class Enwik8Trainer:
             self._writer = tf.summary.create_file_writer(
                 str(self.out_dir / "tensorboard")
             )
-        with self._writer.as_default():
-            for name, value in scalars.items():
-                _write_scalar(name, value, step)
-        self._writer.flush()
+        write_scalars(self._writer, scalars, step)
         with open(self.out_dir / "history.jsonl", "a") as f:
             f.write(json.dumps({"step": step, **scalars}) + "\n")
 
