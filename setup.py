@@ -34,7 +34,7 @@ setup(
         "test": ["pytest>=7", "pytest-xdist", "ruff"],
         "docs": ["mkdocs>=1.5"],
     },
-    entry_points={"console_scripts": ["keras-rda=keras_rda.cli.main:main"]},
+    entry_points={"console_scripts": ["keras-rda=keras_rda.cli:main"]},
     classifiers=[
         "Programming Language :: Python :: 3",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",

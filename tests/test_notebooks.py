@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from keras_rda.cli.main import build_parser
+from keras_rda.cli import build_parser
 from keras_rda.tasks import task_names
 
 NOTEBOOKS = sorted(

@@ -10,14 +10,12 @@
 Modules: `options` (the parent parser shared by the training subcommands,
 one-line errors), `runs` (what `train` and `compare` share), then `train`,
 `compare`, `tasks`, `models`, `enwik8` and `report`, each with `NAME`,
-`HELP`, `PARENTS` and `configure(parser) -> run(args)`; `main` assembles
-them. This package imports `keras_rda.experiments` and `keras_rda.training`;
-neither imports it.
+`HELP`, `PARENTS` and `configure(parser) -> run(args)`; `command`
+assembles them into `build_parser()` and `main()`. This package imports
+`keras_rda.experiments` and `keras_rda.training`; neither imports it.
 """
 
+from keras_rda.cli.command import build_parser
+from keras_rda.cli.command import main
 
-def main(argv=None):
-    """Runs `keras-rda` with `argv` (default `sys.argv[1:]`); the exit code."""
-    from keras_rda.cli.main import main as _main
-
-    return _main(argv)
+__all__ = ["build_parser", "main"]

@@ -2,6 +2,6 @@
 
 import sys
 
-from keras_rda.cli.main import main
+from keras_rda.cli import main
 
 sys.exit(main())

@@ -5,6 +5,6 @@ Nothing imports this module; it only forwards to the command line.
 
 import sys
 
-from keras_rda.cli.main import main
+from keras_rda.cli import main
 
 sys.exit(main(["enwik8", *sys.argv[1:]]))

@@ -4,9 +4,9 @@ import argparse
 
 import pytest
 
+from keras_rda.cli import build_parser
 from keras_rda.cli import main
-from keras_rda.cli.main import SUBCOMMANDS
-from keras_rda.cli.main import build_parser
+from keras_rda.cli.command import SUBCOMMANDS
 from tests.cli.conftest import run_cli
 
 COMMON = ("--seed", "--out", "--verbose", "--strategy", "--tpu", "--scale")

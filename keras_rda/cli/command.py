@@ -1,4 +1,8 @@
-"""The `keras-rda` parser and entry point, built from the subcommand modules."""
+"""The `keras-rda` parser and entry point, built from the subcommand modules.
+
+(Named `command`, not `main`, so that the package attribute
+`keras_rda.cli.main` stays the function once this module is imported.)
+"""
 
 import sys
 
