@@ -58,7 +58,7 @@ setup(
             "wheel",
         ],
     },
-    entry_points={"console_scripts": ["keras-rda=keras_rda.experiments.cli:main"]},
+    entry_points={"console_scripts": ["keras-rda=keras_rda.cli:main"]},
     classifiers=[
         "Programming Language :: Python :: 3",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",

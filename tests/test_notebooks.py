@@ -17,7 +17,7 @@ import shlex
 
 import pytest
 
-from keras_rda.experiments.cli import build_parser
+from keras_rda.cli import build_parser
 from keras_rda.tasks import task_names
 
 NOTEBOOKS = sorted(

@@ -16,6 +16,7 @@ import keras
 import numpy as np
 
 from keras_rda.memory.memory_cell import MemoryCell
+from keras_rda.utils import validation
 
 
 def find_memory_layer(model):
@@ -32,10 +33,10 @@ def find_memory_layer(model):
     for layer in model._flatten_layers(include_self=False, recursive=True):
         if isinstance(layer, keras.layers.RNN) and isinstance(layer.cell, MemoryCell):
             return layer
-    raise ValueError(
-        "Received an invalid value for argument `model`, expected a model with "
-        "a keras.layers.RNN around a DNCCell or NTMCell, got "
-        f"{getattr(model, 'name', model)!r}"
+    raise validation.invalid_value(
+        "model",
+        "a model with a keras.layers.RNN around a DNCCell or NTMCell",
+        getattr(model, "name", model),
     )
 
 

@@ -23,6 +23,50 @@ RWA_PAPER = "RWA paper (Ostmeyer & Cowell 2017), section 3.1"
 PAPER_SETTINGS = dict(learning_rate=1e-3, batch_size=100, units=250)
 
 
+def rda_layer(units, variant="sigmoid-id", **kwargs):
+    """`keras_rda.RDA` of the paper's `variant` (the zoo's "rda" unit)."""
+    from keras_rda.layers.rda import RDA
+
+    return RDA(units, variant=variant, **kwargs)
+
+
+def rda_exp_tanh_layer(units, **kwargs):
+    """`keras_rda.RDA` with exponential attention and tanh output."""
+    return rda_layer(units, variant="exp-tanh", **kwargs)
+
+
+def rwa_layer(units, **kwargs):
+    """`keras_rda.RWA` (the zoo's "rwa" unit)."""
+    from keras_rda.layers.rwa import RWA
+
+    return RWA(units, **kwargs)
+
+
+def lstm_layer(units, **kwargs):
+    """Keras LSTM with the RDA paper's section 6.1 settings.
+
+    Forget-gate bias 1 (`unit_forget_bias`) and Xavier/Glorot weights for
+    every matrix, the recurrent one included ("Weights are initialized using
+    Xavier initialization"), where Keras defaults to an orthogonal
+    recurrent matrix.
+    """
+    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
+    return keras.layers.LSTM(units, unit_forget_bias=True, **kwargs)
+
+
+def gru_layer(units, **kwargs):
+    """Keras GRU with Glorot recurrent weights (RDA paper, section 6.1)."""
+    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
+    return keras.layers.GRU(units, **kwargs)
+
+
+def parallel_rda_layer(units, **kwargs):
+    """`keras_rda.ParallelRDA` (the zoo's "parallel-rda" unit)."""
+    from keras_rda.layers.parallel_rda import ParallelRDA
+
+    return ParallelRDA(units, **kwargs)
+
+
 def sequence_input(task, mask_padding=True):
     """`keras.Input((None, input_dim))`, then `Masking(0.0)` for padded tasks.
 
@@ -69,6 +113,7 @@ def sequence_model(task, recurrent_layer, name, head_name="head"):
     paper=RDA_PAPER,
     clipvalue=1.0,
     **PAPER_SETTINGS,
+    layer=rda_layer,
 )
 def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA).
@@ -85,6 +130,7 @@ def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     paper=RDA_PAPER,
     clipvalue=1.0,
     **PAPER_SETTINGS,
+    layer=rda_exp_tanh_layer,
 )
 def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-exp-tanh: exponential attention, tanh output."""
@@ -116,6 +162,7 @@ def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
     paper=RWA_PAPER,
     clipvalue=None,
     **PAPER_SETTINGS,
+    layer=rwa_layer,
 )
 def build_rwa(task, units=250, **kwargs):
     """RWA: recurrent weighted average, learned initial state, no clipping."""
@@ -131,10 +178,12 @@ def build_rwa(task, units=250, **kwargs):
     paper=RDA_PAPER,
     clipvalue=1.0,
     **PAPER_SETTINGS,
+    layer=lstm_layer,
 )
 def build_lstm(task, units=250, **kwargs):
     """Keras LSTM, forget-gate bias 1, Glorot recurrent weights."""
-    return _keras_rnn_model(task, keras.layers.LSTM, units, "lstm", kwargs)
+    layer = lstm_layer(units, return_sequences=task.per_step, name="lstm", **kwargs)
+    return sequence_model(task, layer, "lstm")
 
 
 @register_model(
@@ -143,18 +192,12 @@ def build_lstm(task, units=250, **kwargs):
     paper=RDA_PAPER,
     clipvalue=1.0,
     **PAPER_SETTINGS,
+    layer=gru_layer,
 )
 def build_gru(task, units=250, **kwargs):
     """Keras GRU, Glorot recurrent weights."""
-    return _keras_rnn_model(task, keras.layers.GRU, units, "gru", kwargs)
-
-
-def _keras_rnn_model(task, layer_class, units, name, kwargs):
-    """A Keras LSTM or GRU with the RDA paper's Glorot recurrent weights
-    (and, for the LSTM, Keras's default forget-gate bias of 1)."""
-    kwargs.setdefault("recurrent_initializer", "glorot_uniform")
-    layer = layer_class(units, return_sequences=task.per_step, name=name, **kwargs)
-    return sequence_model(task, layer, name)
+    layer = gru_layer(units, return_sequences=task.per_step, name="gru", **kwargs)
+    return sequence_model(task, layer, "gru")
 
 
 @register_model(
@@ -165,15 +208,14 @@ def _keras_rnn_model(task, layer_class, units, name, kwargs):
     clipvalue=1.0,
     batch_size=100,
     units=250,
+    layer=parallel_rda_layer,
 )
 def build_parallel_rda(task, units=250, **kwargs):
     """ParallelRDA: the RDA with gates that read only x_t, one layer.
 
     Same units as `rda`, so fewer weights (no recurrent kernel).
     """
-    from keras_rda.layers.parallel_rda import ParallelRDA
-
-    layer = ParallelRDA(
+    layer = parallel_rda_layer(
         units, return_sequences=task.per_step, name="parallel_rda", **kwargs
     )
     return sequence_model(task, layer, "parallel_rda")
@@ -216,11 +258,11 @@ def build_parallel_rda_2(task, units=250, **kwargs):
     step t sees a function of the past through two discounted averages
     (`matched_parallel_rda_units` gives the width).
     """
-    from keras_rda.layers.parallel_rda import ParallelRDA
-
     width = matched_parallel_rda_units(units, task.input_dim, task.output_dim)
-    first = ParallelRDA(width, return_sequences=True, name="parallel_rda_1", **kwargs)
-    second = ParallelRDA(
+    first = parallel_rda_layer(
+        width, return_sequences=True, name="parallel_rda_1", **kwargs
+    )
+    second = parallel_rda_layer(
         width, return_sequences=task.per_step, name="parallel_rda_2", **kwargs
     )
     return sequence_model(task, lambda x: second(first(x)), "parallel_rda_2")

@@ -18,6 +18,8 @@ def build_rda(task, units=250):
 import dataclasses
 from collections.abc import Callable
 
+from keras_rda.utils import validation
+
 _REGISTRY = {}
 
 
@@ -35,6 +37,11 @@ class ModelSpec:
         clipvalue: element-wise gradient clipping of the paper, or None.
         batch_size: the paper's batch size.
         units: the paper's hidden size (informational; `build` default).
+        layer: for single-layer recurrent models, `layer(units, **kwargs)`
+            returning the model's recurrent Keras layer with the zoo's
+            settings (other models built around the same unit, such as the
+            enwik8 character model, use it so that a name means one unit);
+            None for other models.
     """
 
     name: str
@@ -45,6 +52,7 @@ class ModelSpec:
     clipvalue: float | None = None
     batch_size: int = 100
     units: int | None = None
+    layer: Callable | None = None
 
     def optimizer(self, learning_rate=None):
         """A fresh Adam optimiser with the paper's settings."""
@@ -65,8 +73,12 @@ def register_model(
     clipvalue=None,
     batch_size=100,
     units=None,
+    layer=None,
 ):
-    """Decorator registering `build(task, **overrides)` as zoo model `name`."""
+    """Decorator registering `build(task, **overrides)` as zoo model `name`.
+
+    `layer` is the model's recurrent-layer factory (see `ModelSpec.layer`).
+    """
 
     def decorator(build):
         if name in _REGISTRY:
@@ -80,6 +92,7 @@ def register_model(
             clipvalue=clipvalue,
             batch_size=batch_size,
             units=units,
+            layer=layer,
         )
         return build
 
@@ -98,8 +111,7 @@ def get_model_spec(name):
         ValueError: if there is no such model; the message lists valid names.
     """
     if name not in _REGISTRY:
-        raise ValueError(
-            f"Received an invalid value for argument `model`, expected one of "
-            f"{', '.join(model_names())}, got {name!r}"
+        raise validation.invalid_value(
+            "model", f"one of {', '.join(model_names())}", name
         )
     return _REGISTRY[name]

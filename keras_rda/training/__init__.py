@@ -7,8 +7,8 @@ the trainer refuses other Keras backends with a `RuntimeError`.
 
 Modules, one job each:
 
-- `char_model`: the paper's model, state in and out; `presets`: named
-  hyper-parameters; `strategies`: `tf.distribute` strategies by name;
+- `char_model`: the paper's model (its unit from the zoo), state in and
+  out; `presets`: named hyper-parameters;
 - `segment_steps`: the compiled (XLA) train/eval step of one segment;
 - `replica_rows`: the global batch's rows per replica, and back;
 - `checkpointing`: model, optimizer, step (data position), carried state;
@@ -16,5 +16,7 @@ Modules, one job each:
 - `run_log`: TensorBoard scalars, `history.jsonl`, `results.json`;
 - `stop_signals`: SIGINT/SIGTERM as a request to stop after the step;
 - `enwik8_trainer`: `Enwik8Trainer`, the loop that puts them together;
-- `cli`: `keras-rda enwik8`.
+
+The command is `keras-rda enwik8` (`keras_rda.cli.enwik8`); strategies by
+name come from `keras_rda.utils.strategies`.
 """

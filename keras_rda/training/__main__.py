@@ -1,7 +1,10 @@
-"""`python -m keras_rda.training`: the enwik8 run (same as `keras-rda enwik8`)."""
+"""`python -m keras_rda.training ...` is `keras-rda enwik8 ...` (an entry shim).
+
+Nothing imports this module; it only forwards to the command line.
+"""
 
 import sys
 
-from keras_rda.training.cli import main
+from keras_rda.cli import main
 
-sys.exit(main())
+sys.exit(main(["enwik8", *sys.argv[1:]]))

@@ -16,6 +16,7 @@ depends on it. The softmax is folded into the loss (the model returns logits).
 
 import keras
 
+import keras_rda.experiments  # noqa: F401  (registers the zoo)
 from keras_rda.utils import validation
 
 MODELS = ("rda", "rda-exp-tanh", "lstm", "gru", "rwa", "parallel-rda")
@@ -23,7 +24,11 @@ RNN_LAYER_NAME = "rnn"
 
 
 def recurrent_layer(model, units, use_cudnn=False):
-    """The sequence layer of model `model` with `units` units.
+    """The sequence layer of zoo model `model` with `units` units.
+
+    The layer comes from the model zoo (`keras_rda.experiments.zoo`), so
+    `lstm` here is the zoo's `lstm` (forget-gate bias 1, Glorot recurrent
+    weights, RDA paper section 6.1), and so on for every name.
 
     Args:
         model: one of `MODELS`.
@@ -35,27 +40,13 @@ def recurrent_layer(model, units, use_cudnn=False):
     Returns:
         A layer with `return_sequences=True, return_state=True`.
     """
+    from keras_rda.experiments.zoo import get_model_spec
+
     validation.one_of("model", model, MODELS)
     kwargs = dict(return_sequences=True, return_state=True, name=RNN_LAYER_NAME)
-    if model == "lstm":
-        # Forget-gate bias 1 (section 6.1) is Keras's `unit_forget_bias`.
-        return keras.layers.LSTM(
-            units, unit_forget_bias=True, use_cudnn=use_cudnn, **kwargs
-        )
-    if model == "gru":
-        return keras.layers.GRU(units, use_cudnn=use_cudnn, **kwargs)
-    if model in ("rda", "rda-exp-tanh"):
-        from keras_rda.layers.rda import RDA
-
-        variant = "exp-tanh" if model == "rda-exp-tanh" else None
-        return RDA(units, variant=variant, **kwargs)
-    if model == "parallel-rda":
-        from keras_rda.layers.parallel_rda import ParallelRDA
-
-        return ParallelRDA(units, **kwargs)
-    from keras_rda.layers.rwa import RWA
-
-    return RWA(units, **kwargs)
+    if model in ("lstm", "gru"):
+        kwargs["use_cudnn"] = use_cudnn
+    return get_model_spec(model).layer(units, **kwargs)
 
 
 def state_sizes(layer):

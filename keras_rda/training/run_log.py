@@ -2,7 +2,8 @@
 
 - TensorBoard scalars under `out_dir/tensorboard` (`train/bpc`,
   `train/chars_per_sec`, `valid/bpc`, `test/bpc`), written with TensorFlow
-  alone (`pip install tensorboard` only to view them);
+  alone (`keras_rda.utils.summaries`; `pip install tensorboard` only to
+  view them);
 - `out_dir/history.jsonl`: one `{"step": ..., name: value, ...}` per line;
 - `out_dir/results.json`: the final result of `Enwik8Trainer.train`.
 """
@@ -12,20 +13,7 @@ import pathlib
 
 import tensorflow as tf
 
-
-def _write_scalar(name, value, step):
-    """A TensorBoard scalar summary, without needing the tensorboard package.
-
-    `tf.summary.scalar` lives in the tensorboard package; this writes the same
-    event (a float32 scalar tagged for TensorBoard's "scalars" plugin) with
-    TensorFlow alone.
-    """
-    from tensorflow.core.framework import summary_pb2
-
-    metadata = summary_pb2.SummaryMetadata(
-        plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars")
-    )
-    tf.summary.write(name, tf.constant(value, tf.float32), step=step, metadata=metadata)
+from keras_rda.utils.summaries import write_scalars
 
 
 class RunLog:
@@ -45,10 +33,7 @@ class RunLog:
             self._writer = tf.summary.create_file_writer(
                 str(self.out_dir / "tensorboard")
             )
-        with self._writer.as_default():
-            for name, value in values.items():
-                _write_scalar(name, value, step)
-        self._writer.flush()
+        write_scalars(self._writer, values, step)
         with open(self.out_dir / "history.jsonl", "a") as f:
             f.write(json.dumps({"step": step, **values}) + "\n")
 

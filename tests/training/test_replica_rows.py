@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent(
     from keras_rda.training import replica_rows
     from keras_rda.training.enwik8_trainer import Enwik8Trainer
     from keras_rda.training.presets import get_preset
-    from keras_rda.training.strategies import make_strategy
+    from keras_rda.utils.strategies import make_strategy
     from tests.training.conftest import make_data
 
     out = sys.argv[1]

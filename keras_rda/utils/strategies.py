@@ -1,6 +1,9 @@
-"""`tf.distribute` strategies by name for the enwik8 loop."""
+"""`tf.distribute` strategies by name: the one helper behind every `--strategy`.
 
-import tensorflow as tf
+Used by `keras-rda train`/`compare` (through `keras_rda.experiments.runner`)
+and by `keras-rda enwik8` (`keras_rda.training`). TensorFlow is imported
+when a strategy is made, not when this module is imported.
+"""
 
 from keras_rda.utils import validation
 
@@ -10,16 +13,27 @@ STRATEGIES = ("default", "mirrored", "tpu")
 def make_strategy(name="default", tpu=None):
     """A `tf.distribute.Strategy`.
 
+    The same name gives the same kind of strategy with or without a GPU:
+    "mirrored" mirrors over all local GPUs when there are any, and over all
+    logical CPU devices otherwise (one replica per device in both cases).
+
     Args:
-        name: "default" (one CPU or GPU), "mirrored" (all local GPUs, or all
-            logical CPU devices when there is no GPU) or "tpu".
+        name: "default" (one CPU or GPU; None means the same), "mirrored"
+            (all local GPUs, else all logical CPUs) or "tpu".
         tpu: TPU address for `TPUClusterResolver` ("" or None: the local or
-            Colab TPU).
+            Colab TPU); only used with "tpu".
 
     Returns:
         The strategy; for "tpu" the TPU system is connected and initialised.
+
+    Raises:
+        ValueError: for any other name.
     """
-    validation.one_of("strategy", name, STRATEGIES)
+    name = validation.one_of(
+        "strategy", "default" if name is None else name, STRATEGIES
+    )
+    import tensorflow as tf
+
     if name == "default":
         return tf.distribute.get_strategy()
     if name == "mirrored":

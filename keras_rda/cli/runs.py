@@ -1,0 +1,240 @@
+"""Training zoo models on a task: the part `train` and `compare` share.
+
+Each run checkpoints after every evaluation under
+`OUT/checkpoints/STEM/MODEL-seedSEED/` and resumes from there when the same
+command is rerun (see `keras_rda.experiments.runner.RunCheckpoint`). The
+JSON record goes to `--results-dir` (default: `--out`), the learning-curve
+PNG and memory heat maps to `--out`.
+"""
+
+import pathlib
+import shlex
+import shutil
+
+from keras_rda.cli.options import CommandError
+from keras_rda.cli.options import common_options
+from keras_rda.cli.options import parse_int_list
+from keras_rda.cli.options import parse_kv
+from keras_rda.cli.options import positive
+from keras_rda.cli.options import resolve_verbose
+from keras_rda.cli.options import strategy_from
+
+DEFAULT_OUT = "runs"
+DEFAULT_FROM_ZOO = "the zoo model's"
+
+
+def parent_parser():
+    """The options of `train` and `compare` (common ones included)."""
+    parser = common_options(
+        out=f"directory for checkpoints, the PNG plots and (by default) the "
+        f"JSON record (default {DEFAULT_OUT})"
+    )
+    parser.add_argument("task", help="task name (see `keras-rda tasks`)")
+    group = parser.add_argument_group("run options")
+    group.add_argument("--steps", type=int, help="training steps")
+    group.add_argument("--batch-size", type=int, help="sequences per step")
+    group.add_argument("--units", type=int, help="recurrent units")
+    group.add_argument(
+        "--seq-len",
+        type=int,
+        help="the task's length parameter (e.g. sequence length T)",
+    )
+    group.add_argument("--learning-rate", type=float, help="Adam learning rate")
+    group.add_argument(
+        "--eval-every",
+        type=int,
+        help="steps between evaluations; also the checkpoint interval",
+    )
+    group.add_argument("--eval-examples", type=int, help="held-out set size")
+    group.add_argument(
+        "--seeds",
+        metavar="S1,S2,...",
+        help="run every model once per seed (e.g. 0,1,2); the table gives the "
+        "median and range over seeds; overrides --seed",
+    )
+    group.add_argument(
+        "--until-threshold",
+        action="store_true",
+        help="stop a run once it meets the task's threshold",
+    )
+    group.add_argument(
+        "--task-arg",
+        action="append",
+        metavar="KEY=VALUE",
+        help="extra task parameter (repeatable), e.g. --task-arg num_symbols=4",
+    )
+    group.add_argument(
+        "--model-arg",
+        action="append",
+        metavar="KEY=VALUE",
+        help="extra model-builder argument (repeatable)",
+    )
+    group.add_argument(
+        "--results-dir",
+        metavar="DIR",
+        help="where the JSON record goes (default: --out); the repository's "
+        "records live in results/",
+    )
+    group.add_argument(
+        "--tensorboard",
+        metavar="DIR",
+        help="also write the learning curve as TensorBoard scalars, one "
+        "subdirectory per run (MODEL-seedSEED)",
+    )
+    group.add_argument(
+        "--restart",
+        action="store_true",
+        help="discard this command's checkpoints and start over (default: "
+        "resume an interrupted run)",
+    )
+    return parser
+
+
+def setup(args):
+    """Task and training settings from the command-line arguments."""
+    from keras_rda.tasks import get_task_class
+
+    try:
+        cls = get_task_class(args.task)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    overrides = parse_kv(args.task_arg, "--task-arg")
+    if args.seq_len is not None:
+        if cls.seq_len_param is None:
+            raise CommandError(
+                f"task {args.task!r} has no length to set with --seq-len"
+            )
+        overrides[cls.seq_len_param] = args.seq_len
+    try:
+        task = cls.at_scale(args.scale, **overrides)
+    except (TypeError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    settings = cls.training_settings(args.scale)
+    for key in ("steps", "batch_size", "units", "eval_every", "eval_examples"):
+        value = positive(f"--{key.replace('_', '-')}", getattr(args, key))
+        if value is not None:
+            settings[key] = value
+    if args.learning_rate is not None:
+        settings["learning_rate"] = args.learning_rate
+    settings["eval_every"] = min(settings["eval_every"], settings["steps"])
+    return task, settings
+
+
+def describe(task, settings, scale):
+    """What will run, and what `--scale small` shortened."""
+    lines = [f"task {task!r}", f"  {task.paper}: {task.description}"]
+    if scale == "small":
+        paper = type(task).training_settings("paper")
+        changed = [f"{k} {a} -> {b}" for k, (a, b) in type(task).shortened().items()]
+        changed += [
+            f"{k} {paper.get(k, DEFAULT_FROM_ZOO)} -> {settings[k]}"
+            for k in ("units", "batch_size", "steps", "learning_rate")
+            if paper.get(k) != settings.get(k)
+        ]
+        if changed:
+            lines.append("  --scale small shortened: " + ", ".join(changed))
+    lines.append("  training: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+    return "\n".join(lines)
+
+
+def check_models(names):
+    from keras_rda.experiments.zoo import get_model_spec
+
+    for name in names:
+        try:
+            get_model_spec(name)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+
+
+def run_models(args, model_names, stem):
+    """Trains every model over every seed, writes the record, plot and table."""
+    from keras_rda.experiments import report
+    from keras_rda.experiments.runner import CheckpointMismatch
+    from keras_rda.experiments.runner import train
+
+    task, settings = setup(args)
+    check_models(model_names)
+    seeds = parse_int_list(args.seeds, "--seeds") if args.seeds else [args.seed]
+    verbose = resolve_verbose(args.verbose)
+    out = pathlib.Path(args.out or DEFAULT_OUT)
+    results_dir = pathlib.Path(args.results_dir) if args.results_dir else out
+    model_kwargs = parse_kv(args.model_arg, "--model-arg")
+    strategy = strategy_from(args)
+    print(describe(task, settings, args.scale), flush=True)
+    results = []
+    for name in model_names:
+        for seed in seeds:
+            run_name = f"{name}-seed{seed}"
+            checkpoint_dir = out / "checkpoints" / stem / run_name
+            if args.restart:
+                shutil.rmtree(checkpoint_dir, ignore_errors=True)
+            if verbose:
+                print(f"\n== {name} on {task.name}, seed {seed} ==", flush=True)
+            try:
+                result = train(
+                    task,
+                    name,
+                    steps=settings["steps"],
+                    batch_size=settings["batch_size"],
+                    units=settings["units"],
+                    eval_every=settings["eval_every"],
+                    eval_examples=settings["eval_examples"],
+                    seed=seed,
+                    learning_rate=settings.get("learning_rate"),
+                    jit_compile=args.jit,
+                    strategy=strategy,
+                    stop_at_threshold=args.until_threshold,
+                    verbose=verbose,
+                    model_kwargs=model_kwargs,
+                    checkpoint_dir=checkpoint_dir,
+                    tensorboard_dir=(
+                        pathlib.Path(args.tensorboard) / run_name
+                        if args.tensorboard
+                        else None
+                    ),
+                )
+            except CheckpointMismatch as error:
+                raise CommandError(
+                    f"{error}; rerun with --restart to discard it"
+                ) from None
+            results.append(result)
+    command = "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
+    data = report.record(results, task, args.scale, command)
+    json_path = report.write_json(results_dir / f"{stem}.json", data)
+    png_path = report.plot_curves(data, out / f"{stem}.png")
+    heatmaps = memory_heatmaps(results, task, out)
+    print()
+    print(report.results_table(data))
+    print(f"\nWrote {json_path} and {png_path}")
+    for path in heatmaps:
+        print(f"Wrote {path} (memory write/read weights over time)")
+    return 0
+
+
+def memory_heatmaps(results, task, out):
+    """For each memory model (DNC/NTM), its first seed's write and read
+    weights over one held-out sequence as a heat map, like the UW paper's
+    Figures 4-5."""
+    from keras_rda.experiments import memory_plots
+
+    paths, seen = [], set()
+    for result in results:
+        if result.model in seen:
+            continue
+        seen.add(result.model)
+        try:
+            memory_plots.find_memory_layer(result.keras_model)
+        except ValueError:
+            continue
+        inputs = task.held_out(1)[0]
+        path = out / f"{task.name}-{result.model}-memory.png"
+        memory_plots.save_memory_heatmap(
+            result.keras_model,
+            inputs,
+            path,
+            encoding_steps=getattr(task, "encoding_length", None),
+            title=f"{result.model} on {task.name}",
+        )
+        paths.append(path)
+    return paths

@@ -1,0 +1,113 @@
+"""`keras-rda train` and `compare`: records, plots, seeds, logs, TensorBoard."""
+
+import json
+
+from keras_rda.cli import main
+from tests.cli.conftest import TINY
+from tests.cli.conftest import run_cli
+
+
+def test_train_writes_records(tmp_path, capsys):
+    code = main(
+        ["train", "classify-length", "--model", "rda", "--seq-len", "10"]
+        + ["--out", str(tmp_path)]
+        + TINY
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "| rda |" in out and "max_length 1000 -> 10" in out
+    data = json.loads((tmp_path / "classify-length-rda.json").read_text())
+    assert data["task_params"]["max_length"] == 10
+    run = data["runs"][0]
+    assert run["settings"]["units"] == 3 and run["settings"]["seed"] == 0
+    assert [c["step"] for c in run["curve"]] == [2, 4]
+    assert run["seconds"] > 0 and run["cpu_seconds"] > 0
+    assert data["command"].startswith("keras-rda train classify-length --model rda")
+    assert data["versions"]["tensorflow"] and data["machine"]["cpu_count"] >= 1
+    assert (tmp_path / "classify-length-rda.png").stat().st_size > 0
+
+
+def test_saves_memory_heatmap_for_memory_models(tmp_path, capsys):
+    code = main(
+        ["train", "uw-copy", "--model", "dnc-uw", "--seq-len", "8"]
+        + ["--out", str(tmp_path)]
+        + TINY
+    )
+    assert code == 0
+    assert "memory write/read weights" in capsys.readouterr().out
+    assert (tmp_path / "uw-copy-dnc-uw-memory.png").stat().st_size > 0
+    assert not list(tmp_path.glob("*lstm*memory*"))
+
+
+def test_compare_over_seeds_with_results_dir(tmp_path, capsys):
+    results = tmp_path / "results"
+    code = main(
+        ["compare", "multicopy", "--models", "rda,lstm", "--seeds", "0,1"]
+        + ["--task-arg", "num_copies=2", "--out", str(tmp_path / "out")]
+        + ["--results-dir", str(results)]
+        + TINY
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "median [range]" in out and "| rda | 2 |" in out and "| lstm | 2 |" in out
+    data = json.loads((results / "multicopy-compare.json").read_text())
+    assert [(r["model"], r["settings"]["seed"]) for r in data["runs"]] == [
+        ("rda", 0),
+        ("rda", 1),
+        ("lstm", 0),
+        ("lstm", 1),
+    ]
+    # Different seeds: different initial weights, so different curves.
+    assert data["runs"][0]["curve"] != data["runs"][1]["curve"]
+    assert data["task_params"]["num_copies"] == 2
+    assert (tmp_path / "out" / "multicopy-compare.png").exists()
+    assert not (tmp_path / "out" / "multicopy-compare.json").exists()
+
+
+def test_output_to_a_file_is_one_line_per_evaluation(tmp_path):
+    # stdout is a pipe here: no progress bar, one line per evaluation.
+    steps = ["--steps", "40", "--eval-every", "10", "--batch-size", "4"]
+    result = run_cli(
+        ["train", "reber", "--model", "gru", "--units", "3", "--eval-examples", "6"]
+        + steps
+        + ["--out", str(tmp_path)]
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [line for line in result.stdout.splitlines() if " step " in line]
+    assert [line.split(":")[0] for line in lines] == [
+        f"gru (seed 0) step {s}/40" for s in (10, 20, 30, 40)
+    ]
+    assert "\r" not in result.stdout and "\b" not in result.stdout
+    # Bounded: the description, 4 lines, the table; no per-batch output.
+    assert len(result.stdout) < 3000, len(result.stdout)
+
+
+def test_tensorboard_logs_hold_the_records_scalars(tmp_path, capsys):
+    import tensorflow as tf
+
+    board = tmp_path / "tb"
+    code = main(
+        ["train", "reber", "--model", "gru", "--tensorboard", str(board)]
+        + ["--out", str(tmp_path)]
+        + TINY
+    )
+    assert code == 0
+    run = json.loads((tmp_path / "reber-gru.json").read_text())["runs"][0]
+    files = list((board / "gru-seed0").glob("events.out.tfevents.*"))
+    assert files
+    logged = {}
+    for event in tf.compat.v1.train.summary_iterator(str(files[0])):
+        for value in event.summary.value:
+            number = float(tf.make_ndarray(value.tensor))
+            logged[(value.tag, event.step)] = number
+            assert value.metadata.plugin_data.plugin_name == "scalars"
+    expected = {
+        (key, point["step"]): value
+        for point in run["curve"]
+        for key, value in point.items()
+        if key != "step"
+    }
+    assert set(logged) == set(expected)
+    assert {tag for tag, _ in logged} >= {"loss", "accuracy", "val_loss"}
+    for key, value in expected.items():
+        assert abs(logged[key] - value) <= 1e-6 * max(1.0, abs(value)), key

@@ -1,0 +1,234 @@
+"""The runner (training, checkpoints, resume) and the report (tables, records)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from keras_rda.experiments import report
+from keras_rda.experiments.runner import RunResult
+from keras_rda.experiments.runner import threshold_met
+from keras_rda.experiments.runner import train
+from keras_rda.tasks import get_task
+
+TINY = dict(steps=6, batch_size=4, units=3, eval_every=2, eval_examples=8, verbose=0)
+
+
+def test_threshold_met():
+    assert threshold_met(("accuracy", ">", 0.9), {"val_accuracy": 0.95})
+    assert not threshold_met(("accuracy", ">", 0.9), {"val_accuracy": 0.9})
+    assert threshold_met(("loss", "<", 0.1), {"val_loss": 0.01})
+    assert threshold_met(("crossentropy", "<", 0.1), {"val_loss": 0.01})
+    assert not threshold_met(("loss", "<", 0.1), {"loss": 0.01})  # held-out only
+    assert not threshold_met(None, {"val_loss": 0.0})
+
+
+def test_train_records_curve_and_threshold():
+    task = get_task("reber", max_length=12)
+    result = train(task, "gru", **TINY)
+    assert [c["step"] for c in result.curve] == [2, 4, 6]
+    assert set(result.final) >= {"loss", "accuracy"}
+    # Accuracy is a multiple of 1/8 on 8 held-out sentences.
+    assert result.final["accuracy"] * 8 == pytest.approx(
+        round(result.final["accuracy"] * 8)
+    )
+    first = [c for c in result.curve if c["val_accuracy"] > 0.5]
+    assert result.steps_to_threshold == (first[0]["step"] if first else None)
+    assert result.params > 0 and not result.diverged
+
+
+def test_stop_at_threshold():
+    task = get_task("addition", length=5)
+    task.threshold = ("loss", "<", 1e9)  # met at the first evaluation
+    result = train(
+        task,
+        "lstm",
+        steps=10,
+        batch_size=4,
+        units=3,
+        eval_every=2,
+        eval_examples=8,
+        verbose=0,
+        stop_at_threshold=True,
+    )
+    assert result.steps_to_threshold == 2 and result.steps == 2
+
+
+def _run(model, steps, final, seed=0, **extra):
+    return {
+        "model": model,
+        "task": "multicopy",
+        "steps": steps,
+        "curve": [{"step": steps, "val_accuracy": final, "val_loss": 0.1}],
+        "steps_to_threshold": extra.pop("reached", None),
+        "final": {"accuracy": final, "loss": 0.1},
+        "seconds": 3.0,
+        "cpu_seconds": 2.0,
+        "params": 10,
+        "settings": {"seed": seed},
+        "diverged": extra.pop("diverged", False),
+    }
+
+
+def _record(runs):
+    task = get_task("multicopy")
+    return {
+        "task": task.name,
+        "metric": "accuracy",
+        "baseline": task.baseline,
+        "threshold": list(task.threshold),
+        "runs": runs,
+    }
+
+
+def test_report_table_json_png(tmp_path):
+    runs = [
+        RunResult(
+            "rda",
+            "multicopy",
+            400,
+            [{"step": 200, "val_accuracy": 0.995, "val_loss": 0.02}],
+            200,
+            {"accuracy": 0.995, "loss": 0.02},
+            3.0,
+            2.5,
+            10,
+        ),
+        RunResult(
+            "rwa",
+            "multicopy",
+            400,
+            [{"step": 200, "val_accuracy": 0.7, "val_loss": float("nan")}],
+            None,
+            {"accuracy": 0.7},
+            2.0,
+            1.5,
+            9,
+            diverged=True,
+        ),
+    ]
+    task = get_task("multicopy")
+    data = report.record(runs, task, "small", "keras-rda compare multicopy")
+    lines = report.results_table(data).splitlines()
+    assert "accuracy > 0.99" in lines[0]
+    assert lines[2].startswith("| rda | 200 | 0.9950 |")
+    assert lines[3].startswith("| rwa | > 400 (diverged) | 0.7000 |")
+    path = report.write_json(tmp_path / "r.json", data)
+    data = json.loads(path.read_text())
+    assert data["runs"][1]["curve"][0]["val_loss"] is None  # NaN -> null
+    assert data["threshold"] == ["accuracy", ">", 0.99]
+    # Provenance: what is needed to trust and repeat the run.
+    assert data["command"] == "keras-rda compare multicopy"
+    assert data["keras_rda_version"] and "commit" in data["git"]
+    assert set(data["versions"]) >= {"keras", "backend", "numpy", "python"}
+    assert data["machine"]["cpu_count"] >= 1
+    assert data["runs"][0]["cpu_seconds"] == 2.5
+    png = report.plot_curves(data, tmp_path / "c.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_table_over_seeds_gives_median_and_range(tmp_path):
+    runs = [
+        _run("rda", 400, 0.995, 0, reached=300),
+        _run("rda", 400, 0.999, 1, reached=100),
+        _run("rda", 400, 0.991, 2, reached=200),
+        _run("lstm", 400, 0.50, 0),
+        _run("lstm", 400, 0.60, 1, reached=400),
+        _run("lstm", 400, 0.70, 2),
+    ]
+    lines = report.results_table(_record(runs)).splitlines()
+    assert "median [range]" in lines[0]
+    # Independent: median of {300, 100, 200} is 200; range 100..300.
+    assert lines[2].startswith("| rda | 3 | 200 [100, 300] | 0.9950 [0.9910, 0.9990]")
+    # Two of three never met it: the median is "more than the steps run".
+    assert lines[3].startswith("| lstm | 3 | > 400 [400, > 400] (1/3 met it) ")
+    assert "0.6000 [0.5000, 0.7000]" in lines[3]
+    png = report.plot_curves(_record(runs), tmp_path / "s.png")
+    assert png.stat().st_size > 0
+
+
+def test_rebuild_tables_between_markers(tmp_path):
+    results = tmp_path / "results"
+    report.write_json(results / "a.json", _record([_run("rda", 400, 0.995)]))
+    report.write_json(
+        results / "benchmarks" / "speed.json",
+        {
+            "command": "python benchmarks/x.py --json",
+            "columns": ["unit", "ratio"],
+            "rows": [["rda", "1.20x"]],
+            "notes": ["Ratios to the LSTM."],
+        },
+    )
+    text = (
+        "intro\n<!-- keras-rda report: a -->\nold table\n<!-- /keras-rda report -->\n"
+        "middle\n<!-- keras-rda report: benchmarks/speed -->\n"
+        "<!-- /keras-rda report -->\nend\n"
+    )
+    new, names = report.rebuild_tables(text, results)
+    assert names == ["a", "benchmarks/speed"]
+    assert (
+        "old table" not in new and new.startswith("intro\n") and new.endswith("end\n")
+    )
+    assert "| rda | > 400 | 0.9950 |" in new
+    assert "| unit | ratio |\n|---|---:|\n| rda | 1.20x |" in new
+    assert "Ratios to the LSTM." in new
+    assert (
+        "`python benchmarks/x.py --json` (record `results/benchmarks/speed.json`)"
+        in new
+    )
+    again, _ = report.rebuild_tables(new, results)
+    assert again == new  # idempotent
+    example = (
+        "    <!-- keras-rda report: a -->\n    x\n    <!-- /keras-rda report -->\n"
+    )
+    assert report.rebuild_tables(example, results) == (example, [])  # indented
+    with pytest.raises(FileNotFoundError, match="missing"):
+        report.rebuild_tables(
+            "<!-- keras-rda report: missing -->\n<!-- /keras-rda report -->", results
+        )
+
+
+def test_interrupted_run_resumes_as_uninterrupted(tmp_path):
+    """Stopped after 2 of 3 evaluations (a crash), rerun: same curve and weights."""
+    import keras_rda.experiments.runner as runner
+
+    task = get_task("reber", max_length=12)
+    reference = train(task, "gru", **TINY)
+    original = runner.make_recorder
+
+    def crashing_recorder(*args, **kwargs):
+        recorder = original(*args, **kwargs)
+        on_epoch_end = recorder.on_epoch_end
+
+        def crash_after(epoch, logs=None):
+            on_epoch_end(epoch, logs)
+            if epoch == 1:
+                raise KeyboardInterrupt
+
+        recorder.on_epoch_end = crash_after
+        return recorder
+
+    runner.make_recorder = crashing_recorder
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train(task, "gru", checkpoint_dir=tmp_path, **TINY)
+    finally:
+        runner.make_recorder = original
+    # The recorder runs before the checkpoint callback: the crash at the
+    # second evaluation loses that interval, the first one is kept.
+    state = json.loads((tmp_path / "latest.json").read_text())
+    assert state["epoch"] == 1 and [c["step"] for c in state["curve"]] == [2]
+    resumed = train(task, "gru", checkpoint_dir=tmp_path, **TINY)
+    assert [c["step"] for c in resumed.curve] == [2, 4, 6]
+    for got, want in zip(resumed.curve, reference.curve):
+        for key in want:
+            assert got[key] == pytest.approx(want[key], rel=1e-5, abs=1e-6), key
+    for a, b in zip(resumed.keras_model.weights, reference.keras_model.weights):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+    assert (tmp_path / "result.json").exists()
+    assert not (tmp_path / "latest.json").exists()
+    # A finished run is returned, not retrained; other settings are refused.
+    again = train(task, "gru", checkpoint_dir=tmp_path, **TINY)
+    assert again.curve == resumed.curve
+    with pytest.raises(ValueError, match="different run"):
+        train(task, "gru", checkpoint_dir=tmp_path, **{**TINY, "units": 4})
