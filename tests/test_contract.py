@@ -200,6 +200,47 @@ UNITS_UNDER_TEST = {
         float32_sums=True,
     ),
     # Score a(h) = h w + b: w [3, 1], b [1].
+    # Parallel RDA: kernel [3, 4u] (u, g, a, gamma), bias [4u]; no recurrent
+    # kernel (the gates read x_t only).
+    "ParallelRDACell": Unit(
+        lambda **kw: keras_rda.ParallelRDACell(UNITS, **kw),
+        "cell",
+        (2, 3 * 16 + 16),
+        (
+            lambda: keras_rda.ParallelRDACell(UNITS, attention_activation="cube"),
+            "attention_activation",
+        ),
+        {"dropout": 0.5},
+        float32_sums=True,
+    ),
+    "ParallelRDA": Unit(
+        lambda **kw: keras_rda.ParallelRDA(UNITS, **kw),
+        "layer",
+        (2, 3 * 16 + 16),
+        (lambda: keras_rda.ParallelRDA(0), "units"),
+        {"dropout": 0.5},
+        float32_sums=True,
+    ),
+    # The memory layers hold their cell's weights.
+    "DNC-uniform": Unit(
+        lambda **kw: keras_rda.DNC(
+            _lstm(**kw),
+            memory_size=4,
+            word_size=3,
+            write_schedule=keras_rda.UniformWriting(interval=2),
+        ),
+        "layer",
+        _DNC,
+        (lambda: keras_rda.DNC(_lstm(), memory_size=0, word_size=3), "memory_size"),
+        {"dropout": 0.5, "recurrent_dropout": 0.5},
+    ),
+    "NTM-regular": Unit(
+        lambda **kw: keras_rda.NTM(_lstm(**kw), memory_size=4, word_size=3),
+        "layer",
+        _NTM,
+        (lambda: keras_rda.NTM(_lstm(), memory_size=4, word_size=0), "word_size"),
+        {"dropout": 0.5, "recurrent_dropout": 0.5},
+    ),
     "FeedForwardAttention": Unit(
         lambda **kw: keras_rda.FeedForwardAttention(**kw),
         "pooling",
