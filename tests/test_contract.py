@@ -50,6 +50,17 @@ def _ntm(schedule="regular", **kwargs):
     return _memory(keras_rda.NTMCell, schedule, kwargs)
 
 
+def _memory_layer(layer_class, **kwargs):
+    """`make(**kw)` of a DNC/NTM layer: dropout goes to its LSTM(4)
+    controller, the other arguments (`stateful`, ...) to the layer."""
+
+    def make(**kw):
+        dropout = {k: kw.pop(k) for k in ("dropout", "recurrent_dropout") if k in kw}
+        return layer_class(_lstm(**dropout), memory_size=4, word_size=3, **kwargs, **kw)
+
+    return make
+
+
 @dataclasses.dataclass
 class Unit:
     """A public unit and what its contract says.
@@ -223,11 +234,8 @@ UNITS_UNDER_TEST = {
     ),
     # The memory layers hold their cell's weights.
     "DNC-uniform": Unit(
-        lambda **kw: keras_rda.DNC(
-            _lstm(**kw),
-            memory_size=4,
-            word_size=3,
-            write_schedule=keras_rda.UniformWriting(interval=2),
+        _memory_layer(
+            keras_rda.DNC, write_schedule=keras_rda.UniformWriting(interval=2)
         ),
         "layer",
         _DNC,
@@ -235,7 +243,7 @@ UNITS_UNDER_TEST = {
         {"dropout": 0.5, "recurrent_dropout": 0.5},
     ),
     "NTM-regular": Unit(
-        lambda **kw: keras_rda.NTM(_lstm(**kw), memory_size=4, word_size=3),
+        _memory_layer(keras_rda.NTM),
         "layer",
         _NTM,
         (lambda: keras_rda.NTM(_lstm(), memory_size=4, word_size=0), "word_size"),

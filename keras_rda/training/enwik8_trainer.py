@@ -89,7 +89,7 @@ class Enwik8Trainer:
     data = keras_rda.datasets.enwik8("enwik8.zip")
     trainer = Enwik8Trainer(data, "runs/rda", model="rda",
                             preset=get_preset("paper"),
-                            strategy=make_strategy("tpu"))
+                            strategy=keras_rda.utils.strategies.make_strategy("tpu"))
     result = trainer.train()      # resumes if runs/rda holds a checkpoint
     print(result["test_bpc"])
     ```
