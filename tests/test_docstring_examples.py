@@ -101,6 +101,8 @@ def _doctests():
     for info in pkgutil.walk_packages(keras_rda.__path__, "keras_rda."):
         if info.name.startswith("keras_rda.training"):
             continue  # TensorFlow-only; none has doctests
+        if info.name.endswith(".__main__"):
+            continue  # command-line entry points, not library modules
         module = importlib.import_module(info.name)
         tests += [t for t in finder.find(module) if t.examples]
     return tests

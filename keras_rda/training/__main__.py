@@ -7,4 +7,5 @@ import sys
 
 from keras_rda.cli import main
 
-sys.exit(main(["enwik8", *sys.argv[1:]]))
+if __name__ == "__main__":
+    sys.exit(main(["enwik8", *sys.argv[1:]]))
