@@ -96,8 +96,9 @@ class MemoryRNN(keras.layers.RNN):
         cell = self.cell
         length = self._length(sequences)
         if sequences.shape[1] is None:
+            features = sequences.shape[2] or ops.shape(sequences)[2]
             sequences = ops.reshape(
-                sequences, (ops.shape(sequences)[0], length, sequences.shape[2])
+                sequences, (ops.shape(sequences)[0], length, features)
             )
         schedule = cell.write_schedule
         access = schedule.access_pattern(length, cell.memory_size)
