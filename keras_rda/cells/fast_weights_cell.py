@@ -57,13 +57,14 @@ class FastWeightsCell(CellBase):
             `[units, units]`). Default (None): the identity scaled by 0.05, as
             Ba et al.
         bias_initializer: initialiser of `b`.
-        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
-            bias_ `regularizer` and `constraint`: as in
-            `keras.layers.LSTMCell` (see `CellBase`). Groups: `C` (kernel),
-            `W` (recurrent), `b` (bias). Recurrent dropout drops `h_{t-1}`
-            in `W h_{t-1}` only.
-        **kwargs: the arguments above (taken by `CellBase`) and those of
-            `keras.layers.Layer`.
+        **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
+            recurrent / bias `regularizer` and `constraint` arguments, as in
+            `keras.layers.LSTMCell` (taken by `CellBase`; see below), and
+            those of `keras.layers.Layer`.
+
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `CellBase`).
+    Groups: `C` (kernel), `W` (recurrent), `b` (bias). Recurrent dropout drops
+    `h_{t-1}` in `W h_{t-1}` only.
 
     Call arguments:
         inputs: `[batch, input_dim]`, one time step.

@@ -41,12 +41,14 @@ class LayerNormLSTMCell(CellBase):
         kernel_initializer: initialiser of `kernel` (`[input_dim, 4 * units]`).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[units, 4 * units]`).
-        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
-            bias_ `regularizer` and `constraint`: as in
-            `keras.layers.LSTMCell` (see `CellBase`); the layer-norm gains
-            take none. Recurrent dropout drops `h_{t-1}` in `W_h h_{t-1}`.
-        **kwargs: the arguments above (taken by `CellBase`) and those of
-            `keras.layers.Layer`.
+        **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
+            recurrent / bias `regularizer` and `constraint` arguments, as in
+            `keras.layers.LSTMCell` (taken by `CellBase`; see below), and
+            those of `keras.layers.Layer`.
+
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `CellBase`);
+    the layer-norm gains take none. Recurrent dropout drops `h_{t-1}` in `W_h
+    h_{t-1}`.
 
     Call arguments:
         inputs: `[batch, input_dim]`.

@@ -100,6 +100,7 @@ class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
         keras.layers.Dense(1),
     ])
     # streaming: one step at a time
+    x_t = np.random.rand(8, 2).astype("float32")
     state = cell.get_initial_state(batch_size=8)
     output, state = cell(x_t, state)
     ```

@@ -40,13 +40,14 @@ class RecurrentHighwayCell(CellBase):
             blocks H, T).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[depth, units, 2 * units]`).
-        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
-            bias_ `regularizer` and `constraint`: as in
-            `keras.layers.LSTMCell` (see `CellBase`); the layer-norm gains
-            take none. Recurrent dropout drops `s^{l-1}` in every layer's
-            `s^{l-1} R^l` (one mask for all layers), not in the carry.
-        **kwargs: the arguments above (taken by `CellBase`) and those of
-            `keras.layers.Layer`.
+        **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
+            recurrent / bias `regularizer` and `constraint` arguments, as in
+            `keras.layers.LSTMCell` (taken by `CellBase`; see below), and
+            those of `keras.layers.Layer`.
+
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `CellBase`);
+    the layer-norm gains take none. Recurrent dropout drops `s^{l-1}` in every
+    layer's `s^{l-1} R^l` (one mask for all layers), not in the carry.
 
     Call arguments:
         inputs: `[batch, input_dim]`.

@@ -136,16 +136,17 @@ class WeiNetCell(CellBase):
         router_initializer: initialiser of the router's `w` (`[K]`).
         bias_initializer: initialiser of `b_C` and `b_D`, default
             `N(0, 0.1)` (appendix; see above).
-        dropout, recurrent_dropout, seed, and kernel_ / recurrent_ /
-            bias_ `regularizer` and `constraint`: as in
-            `keras.layers.LSTMCell` (see `CellBase`). Groups: kernel =
-            `W_C`'s input block and the reader `W_D`; recurrent = `W_C`'s
-            recurrent blocks, `W_A`, `W_h`, `W_AH` and the router's `w`;
-            bias = `b_C`, `b_D`; the layer norm takes none. Recurrent
-            dropout drops `e_{t-1}` and `h_{t-1}` in eq. 2 (the one
-            `[batch, units]` mask `keras.layers.RNN` draws, for both).
-        **kwargs: the arguments above (taken by `CellBase`) and those of
-            `keras.layers.Layer`.
+        **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
+            recurrent / bias `regularizer` and `constraint` arguments, as in
+            `keras.layers.LSTMCell` (taken by `CellBase`; see below), and
+            those of `keras.layers.Layer`.
+
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `CellBase`).
+    Groups: kernel = `W_C`'s input block and the reader `W_D`; recurrent =
+    `W_C`'s recurrent blocks, `W_A`, `W_h`, `W_AH` and the router's `w`; bias =
+    `b_C`, `b_D`; the layer norm takes none. Recurrent dropout drops `e_{t-1}`
+    and `h_{t-1}` in eq. 2 (the one `[batch, units]` mask `keras.layers.RNN`
+    draws, for both).
 
     Call arguments:
         inputs: `[batch, input_dim]`, one time step `s_t`.

@@ -30,13 +30,14 @@ class ParallelRDA(keras.layers.RNN):
     `keras.layers.RNN(ParallelRDACell(...))` with the same weights, to float
     rounding.
 
+    The arguments `attention_activation`, `hidden_activation`,
+    `output_activation`, `use_bias`, `unit_discount_bias`,
+    `kernel_initializer`, `bias_initializer`, `kernel_regularizer`,
+    `bias_regularizer`, `kernel_constraint`, `bias_constraint`, `dropout`
+    and `seed` are the `ParallelRDACell` arguments (see there).
+
     Args:
         units: positive integer, dimensionality of the output space.
-        attention_activation, hidden_activation, output_activation,
-        use_bias, unit_discount_bias, kernel_initializer, bias_initializer,
-        kernel_regularizer, bias_regularizer, kernel_constraint,
-        bias_constraint, dropout, seed: the `ParallelRDACell` arguments (see
-            there).
         activity_regularizer: regularizer on the layer's output.
         return_sequences: whether to return the output at every step
             (`[batch, time, units]`) or the last (`[batch, units]`).
@@ -77,6 +78,7 @@ class ParallelRDA(keras.layers.RNN):
         keras.layers.Dense(1),
     ])
     # truncated BPTT: carry the state from one segment to the next
+    x = np.random.rand(4, 2000, 2).astype("float32")
     layer = keras_rda.ParallelRDA(128, return_sequences=True, return_state=True)
     y1, *state = layer(x[:, :1000])
     y2, *state = layer(x[:, 1000:], initial_state=state)

@@ -23,10 +23,12 @@ class DNC(MemoryRNN):
     `keras.layers.RNN(DNCCell(...))` computes, with the cell's conditional.
     Outputs, states and gradients equal `keras.layers.RNN(cell)`'s either way.
 
+    The arguments `controller`, `memory_size`, `word_size`,
+    `num_read_heads`, `num_write_heads`, `write_schedule`, `output_units`,
+    `kernel_initializer` and `bias_initializer` are the `DNCCell` arguments
+    (see there).
+
     Args:
-        controller, memory_size, word_size, num_read_heads, num_write_heads,
-        write_schedule, output_units, kernel_initializer, bias_initializer:
-            the `DNCCell` arguments (see there).
         return_sequences: whether to return `y_t` for every step
             (`[batch, time, output_size]`) or the last (`[batch, output_size]`).
         return_state: whether to also return the final flat state (see

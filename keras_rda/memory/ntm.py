@@ -17,12 +17,13 @@ class NTM(MemoryRNN):
     otherwise the cell's conditional path. Outputs, states and gradients
     equal `keras.layers.RNN(cell)`'s.
 
+    The arguments `controller`, `memory_size`, `word_size`,
+    `num_read_heads`, `write_schedule`, `shift_range`, `output_units`,
+    `kernel_initializer` and `bias_initializer` are the `NTMCell` arguments
+    (see there); `return_sequences`, `return_state`, `go_backwards`,
+    `stateful` and `unroll` are as for `DNC`.
+
     Args:
-        controller, memory_size, word_size, num_read_heads, write_schedule,
-        shift_range, output_units, kernel_initializer, bias_initializer:
-            the `NTMCell` arguments (see there).
-        return_sequences, return_state, go_backwards, stateful, unroll: as
-            for `DNC`.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
