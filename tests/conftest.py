@@ -110,13 +110,6 @@ KNOWN_BACKEND_FAILURES = {
     ): "Keras's JAX rnn repeats states[0] on masked steps as the output; "
     "ParallelRDACell's states[0] is the scaled numerator, not its output "
     "(the state itself is kept right; the ParallelRDA layer is not affected)",
-    (
-        "jax",
-        "tests/layers/test_rda.py::"
-        "test_masking_carries_state_and_repeats_output[rda-exp-tanh]",
-    ): "Keras's JAX rnn repeats states[0] (h) on masked steps, not the "
-    "previous output o = tanh(h): masked steps and a trailing-padded last "
-    "output differ for output_activation='tanh'",
     **{
         ("jax", f"tests/memory/test_serialization.py::{test}"): "model.export "
         "of a DNC/NTM on JAX: jax2tf fails tracing the gradient for the "
