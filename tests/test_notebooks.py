@@ -91,8 +91,9 @@ def test_colab_only_cells_are_guarded():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path, data_dir, tmp_path, monkeypatch):
-    nbclient = pytest.importorskip("nbclient")
-    nbformat = pytest.importorskip("nbformat")
+    import nbclient
+    import nbformat
+
     monkeypatch.setenv("KERAS_RDA_QUICK", "1")
     monkeypatch.setenv("KERAS_RDA_DATA_DIR", str(data_dir))
     # The kernel's own inline backend turns figures into image outputs.

@@ -176,15 +176,7 @@ class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
         return initializer
 
     def build(self, input_shape):
-        input_shape = tuple(input_shape)
-        if len(input_shape) != 2 or input_shape[-1] is None:
-            raise ValueError(
-                "Received an invalid value for argument `inputs`, expected a "
-                "2D step input [batch, features] with a known feature size "
-                f"(3D [batch, time, features] for the sequence), got shape "
-                f"{input_shape}"
-            )
-        input_dim = input_shape[-1]
+        input_dim = validation.step_input_dim(self, input_shape)
         self.kernel = self.add_weight(
             shape=(input_dim, NUM_BLOCKS * self.units),
             name="kernel",

@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 
+from keras_rda.utils import validation
 from keras_rda.utils.strategies import STRATEGIES
 
 EXIT_USAGE = 2
@@ -174,6 +175,7 @@ def parse_int_list(text, flag):
 
 def positive(flag, value):
     """`value` if it is None or >= 1, else a `CommandError` naming `flag`."""
-    if value is not None and value < 1:
-        raise CommandError(f"{flag} expects a positive integer, got {value}")
-    return value
+    try:
+        return validation.positive_int(flag, value, allow_none=True)
+    except ValueError as error:
+        raise CommandError(str(error)) from None

@@ -34,6 +34,7 @@ last step's.
 import keras
 
 from keras_rda.experiments.zoo import register_model
+from keras_rda.utils import validation
 
 UW_PAPER = "UW paper (Le, Tran & Venkatesh 2019), section 3.2 and Table 1"
 MEMORY_SIZE = 4
@@ -84,11 +85,7 @@ def make_schedule(
     from keras_rda.memory import SCHEDULES
     from keras_rda.memory import get_write_schedule
 
-    if kind not in SCHEDULES:
-        raise ValueError(
-            "Received an invalid value for argument `kind`, expected one of "
-            f"{', '.join(SCHEDULES)}, got {kind!r}"
-        )
+    validation.one_of("kind", kind, tuple(SCHEDULES))
     if kind == "regular":
         return get_write_schedule(kind)
     length = governed_length(task, sequence_length)

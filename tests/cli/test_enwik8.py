@@ -47,4 +47,6 @@ def test_python_dash_m_training_is_the_enwik8_subcommand():
         timeout=300,
     )
     assert shim.returncode == 2
-    assert shim.stderr.strip().endswith("--steps expects a positive integer, got 0")
+    assert shim.stderr.strip().endswith(
+        "argument `--steps`, expected a positive integer, got 0"
+    )

@@ -77,7 +77,8 @@ def test_bad_files(tmp_path, no_env):
 
 
 def test_tfds_path_with_mock_data(no_env):
-    tfds = pytest.importorskip("tensorflow_datasets")
+    import tensorflow_datasets as tfds
+
     with tfds.testing.mock_data(num_examples=12):
         (x, y), (xt, yt) = mnist()
         (px, _), _ = mnist(permuted=True)

@@ -1,4 +1,4 @@
-"""Gradients of a layer's loss on the TensorFlow and JAX backends alike.
+"""Gradients of a layer's loss on the TensorFlow, JAX and PyTorch backends alike.
 
 The layer tests run under either `KERAS_BACKEND`; this is the one place
 that knows how each backend differentiates.
@@ -57,8 +57,17 @@ def loss_and_gradients(layer, inputs, loss_fn, jit=False, **call_kwargs):
             trainable, jax.numpy.asarray(inputs)
         )
         grads = list(d_trainable) + [d_inputs]
-    else:
-        raise NotImplementedError(f"no gradient helper for backend {backend}")
+    else:  # torch
+        import torch
+
+        x = torch.tensor(np.asarray(inputs), requires_grad=True)
+        outputs = layer(x, **call_kwargs)
+        loss = loss_fn(outputs)
+        weights = [w.value for w in layer.trainable_weights]
+        grads = torch.autograd.grad(loss, weights + [x])
+        loss = loss.detach()
+        outputs = keras.tree.map_structure(lambda o: o.detach(), outputs)
+        grads = [g.detach() for g in grads]
     if not isinstance(outputs, (list, tuple)):
         outputs = [outputs]
     return (

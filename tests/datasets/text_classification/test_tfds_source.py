@@ -10,7 +10,8 @@ from keras_rda.datasets import text_classification
     [("ag_news_subset", 4), ("imdb_reviews", 2), ("yelp_polarity_reviews", 2)],
 )
 def test_tfds_path_with_mock_data(monkeypatch, name, num_classes):
-    tfds = pytest.importorskip("tensorflow_datasets")
+    import tensorflow_datasets as tfds
+
     monkeypatch.delenv("KERAS_RDA_DATA_DIR", raising=False)
     with tfds.testing.mock_data(num_examples=9):
         data = text_classification(name, sequence_length=16, max_examples=5)
