@@ -9,12 +9,12 @@ finite gradients for every trainable weight, and a small gradient step
 lowers the loss), bad
 arguments (a `ValueError` naming the argument), dropout (fresh masks at
 every call: two training calls differ, and a third with another batch size
-works) and `reset_state` of a stateful RNN (back to the cell's initial
-state).
+works) and `reset_state` of a stateful RNN (it then gives what a fresh,
+non-stateful copy gives).
 
-Cells run inside `keras.layers.RNN`, as a user would run them. One known
-defect is marked `xfail(strict=True)` (see `XFAIL`), so that the mark must go
-when it is fixed: `reset_state` of `keras.layers.RNN(RWACell)`.
+Cells run inside `keras.layers.RNN`, as a user would run them. A known
+defect would be marked `xfail(strict=True)` in `XFAIL`, so that the mark
+must go when it is fixed.
 """
 
 import dataclasses
@@ -260,16 +260,9 @@ UNITS_UNDER_TEST = {
     ),
 }
 
-# Found by this test, in the RWA/RDA cells' area: `keras.layers.RNN`
-# resets every state to zero, while an RWACell's initial state is the
-# learned `h_0 = tanh(s0)` (the `RWA` layer resets it right).
-_RWA_CELL_RESET = (
-    "keras.layers.RNN(RWACell).reset_state() zeroes h; the cell's h_0 is "
-    "tanh(s0): to fix in the RWA/RDA cells (zero as the true initial state)"
-)
-XFAIL = {
-    ("reset_state", "RWACell"): _RWA_CELL_RESET,
-}
+# Known defects, `(check, unit name) -> reason`, each an `xfail(strict=True)`
+# so that the mark must go when the defect is fixed. None at present.
+XFAIL = {}
 
 
 def _params(check, select=lambda unit: True):
@@ -427,12 +420,16 @@ def test_dropout_masks_are_fresh_at_every_call(name, rng):
     "name", _params("reset_state", lambda unit: unit.kind != "pooling")
 )
 def test_reset_state_returns_to_the_initial_state(name, rng):
+    # Behaviour, not representation: after `reset_state()` the layer gives
+    # what a fresh, non-stateful copy with the same weights gives.
     layer = _sequence_layer(name, stateful=True)
-    layer(_inputs(rng))
-    initial = [np.asarray(s) for s in _cell_of(layer).get_initial_state(BATCH)]
-    initial = [np.asarray(s) for s in keras.tree.flatten(initial)]
-    after = [np.asarray(s) for s in layer.states]
-    assert any(not np.allclose(a, i) for a, i in zip(after, initial))
+    first, second = _inputs(rng), _inputs(rng)
+    layer(first)
+    fresh = _sequence_layer(name)
+    fresh(second)
+    fresh.set_weights(layer.get_weights())
+    from_start = np.asarray(fresh(second))
+    carried = np.asarray(layer(second))
+    assert not np.allclose(carried, from_start, atol=1e-5)  # the state moved
     layer.reset_state()
-    for state, expected in zip(layer.states, initial):
-        np.testing.assert_allclose(np.asarray(state), expected, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(layer(second)), from_start, atol=1e-5)

@@ -144,16 +144,26 @@ def average_weights(denominator, log_scale, log_a, log_gamma=None, positive=None
     return past_weight, new_weight, new_scale
 
 
-def weighted_average(numerator, denominator):
-    """`n / d`, and 0 where nothing has been attended yet (`d = 0`).
+def weighted_average(numerator, denominator, empty=None):
+    """`n / d`, and `empty` where nothing has been attended yet (`d = 0`).
 
     The scaled denominator is either exactly 0 (then `n = 0` too) or >= 1
     (see the module docstring). Dividing by `where(d > 0, d, 1)` rather than
     `maximum(d, 1)` keeps the derivative of `n / d` at `d = 1` (which the
     first attended step gives exactly): JAX's `maximum` would split it
     between its two arguments at the tie.
+
+    Args:
+        numerator: `[batch, units]`, `n^_t`.
+        denominator: `[batch, units]`, `d^_t >= 0`.
+        empty: None (the empty average is 0), or `[units]`: the learned
+            `s0`, so that `h = f_h(s0)` until something is attended, as
+            `h_0 = f_h(s0)` (RWA paper eq. 7) before the first step.
     """
-    return numerator / ops.where(denominator > 0, denominator, 1.0)
+    average = numerator / ops.where(denominator > 0, denominator, 1.0)
+    if empty is None:
+        return average
+    return ops.where(denominator > 0, average, ops.cast(empty, average.dtype))
 
 
 def apply_activation(x, name):

@@ -47,7 +47,12 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
     numerator and denominator of the average scaled by `exp(-m_t)`, and the
     running maximum `m_t` of the log-weights (see
     `keras_rda.cells.attention_average`). The unscaled sums are
-    `n_t = n * exp(m)`, `d_t = d * exp(m)`.
+    `n_t = n * exp(m)`, `d_t = d * exp(m)`. An all-zero state is the initial
+    state: where nothing has been attended (`d = 0`, also with ReLU
+    attention after steps whose weights were all 0) the average is `s0` and
+    `h = f_h(s0)` when `s0` is learned, else 0 (`read_hidden_state`).
+    So `keras.layers.RNN(cell, stateful=True).reset_state()`, which zeroes
+    the state, returns to `h_0`.
     """
 
     def __init__(
@@ -288,6 +293,7 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
         """
         h_prev, numerator, denominator, log_scale = states
         units = self.units
+        h_prev = self.read_hidden_state(h_prev, denominator)
         h_in = h_prev
         if training and self.recurrent_dropout > 0:
             h_in = h_prev * self.get_recurrent_dropout_mask(h_prev)
@@ -326,8 +332,11 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
             log_gamma=log_gamma,
             positive=positive,
         )
+        # Only ReLU attention leaves the average empty after a step.
+        empty = None if positive is None else self.empty_average(acc)
         h = attention_average.apply_activation(
-            attention_average.weighted_average(new_n, new_d), self.hidden_activation
+            attention_average.weighted_average(new_n, new_d, empty),
+            self.hidden_activation,
         )
         output = attention_average.apply_activation(h, self.output_activation)
         new_states = [
@@ -343,15 +352,39 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
             inputs = inputs * self.get_dropout_mask(inputs)
         return self.recurrent_step(self.project_inputs(inputs), states, training)
 
+    def empty_average(self, dtype):
+        """The average before anything is attended: `s0` `[units]` when
+        learned, else None (0)."""
+        if self.initial_state is None:
+            return None
+        return ops.cast(self.initial_state, dtype)
+
+    def read_hidden_state(self, hidden, denominator):
+        """`h_{t-1}` as the step reads it from the state `[h, n, d, m]`.
+
+        An all-zero state is the initial state, as `keras.layers.RNN`'s
+        `reset_state()` and zero-filled `initial_state`s assume: where
+        nothing has been attended (`d = 0`) the hidden state is
+        `h_0 = f_h(s0)`. Without a learned `s0` that is 0, the stored value.
+
+        Args:
+            hidden: `[batch, units]`, the stored `h`.
+            denominator: `[batch, units]`, the stored `d`.
+
+        Returns:
+            `[batch, units]`, in `hidden`'s dtype.
+        """
+        s0 = self.empty_average(hidden.dtype)
+        if s0 is None:
+            return hidden
+        h0 = attention_average.apply_activation(s0, self.hidden_activation)
+        return ops.where(denominator > 0, hidden, h0)
+
     def initial_hidden_state(self, batch_size, dtype=None):
         """`h_0`: `f_h(s0)` when learned (RWA paper eq. 7), else zeros."""
         dtype = dtype or self.compute_dtype
-        if self.initial_state is None:
-            return ops.zeros((batch_size, self.units), dtype=dtype)
-        h0 = attention_average.apply_activation(
-            ops.cast(self.initial_state, dtype), self.hidden_activation
-        )
-        return ops.broadcast_to(ops.expand_dims(h0, 0), (batch_size, self.units))
+        zeros = ops.zeros((batch_size, self.units), dtype=dtype)
+        return self.read_hidden_state(zeros, zeros)
 
     def get_initial_state(self, batch_size=None):
         """`[h_0, n_0 = 0, d_0 = 0, m_0 = 0]`, each `[batch, units]`."""

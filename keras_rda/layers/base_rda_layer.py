@@ -24,7 +24,8 @@ class BaseRDALayer(keras.layers.RNN):
       whose weight gradients are one matmul each over all time steps;
     - with mixed precision the running sums stay in float32 throughout.
 
-    On other backends (PyTorch), with `unroll=True`, or with
+    On other backends (PyTorch), with `unroll=True`, with ReLU attention and
+    a learned `s0` (whose empty average is `s0`), or with
     `fused_recurrence = False` (an attribute, not part of the config: the
     reference the fused pass is tested against), the loop is Keras's
     `rnn` over the cell's own step, differentiated by the backend.
@@ -54,11 +55,14 @@ class BaseRDALayer(keras.layers.RNN):
             mask = mask[0]
         acc = cell.accumulation_dtype
         h0, n0, d0, m0 = initial_state
-        initial_state = [h0] + [ops.cast(s, acc) for s in (n0, d0, m0)]
+        n0, d0, m0 = (ops.cast(s, acc) for s in (n0, d0, m0))
+        # A zero (reset) state starts from `h_0` (see `BaseRDACell`).
+        initial_state = [cell.read_hidden_state(h0, d0), n0, d0, m0]
         if (
             self.fused_recurrence
             and not self.unroll
             and rda_recurrence.supports_fused()
+            and not _empties_to_s0(cell)
         ):
             return self._fused_loop(sequences, initial_state, mask, training)
         return self._autodiff_loop(sequences, initial_state, mask, training)
@@ -138,17 +142,6 @@ class BaseRDALayer(keras.layers.RNN):
             sequences, initial_state=initial_state, mask=mask, training=training
         )
 
-    def reset_state(self):
-        """Resets a stateful layer to the cell's initial state (`h_0 = f_h(s0)`
-        when learned, rather than zeros)."""
-        if self.states is None:
-            return
-        batch_size = self.states[0].shape[0]
-        for variable, value in zip(
-            self.states, self.cell.get_initial_state(batch_size)
-        ):
-            variable.assign(ops.cast(value, variable.dtype))
-
     @property
     def units(self):
         return self.cell.units
@@ -164,3 +157,10 @@ class BaseRDALayer(keras.layers.RNN):
     @classmethod
     def from_config(cls, config):
         return cls(**config)
+
+
+def _empties_to_s0(cell):
+    """Whether the average can be empty after a step with a learned `s0`
+    (ReLU attention): the fused recurrence treats the empty average as 0,
+    so this case runs the cell's own step."""
+    return cell.initial_state is not None and cell.attention_activation == "relu"

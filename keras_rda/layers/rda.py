@@ -36,8 +36,8 @@ class RDA(BaseRDALayer):
         go_backwards: if True, process the sequence backwards and return
             the reversed sequence.
         stateful: if True, the final state of batch i is the initial state
-            of batch i in the next call; `reset_state()` goes back to the
-            cell's initial state (call it after loading new weights).
+            of batch i in the next call; `reset_state()` zeroes the state,
+            which is the cell's initial state (`h_0 = f_h(s0)` when learned).
         unroll: if True, unroll the loop (short sequences only).
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 

@@ -30,8 +30,8 @@ class RWA(BaseRDALayer):
         return_state: whether to also return the final state `h, n, d, m`.
         go_backwards: if True, process the sequence backwards.
         stateful: if True, carry the final state to the next batch;
-            `reset_state()` goes back to `h_0 = tanh(s0)` (call it after
-            loading new weights).
+            `reset_state()` zeroes the state, which the cell reads as
+            `h_0 = tanh(s0)` (an all-zero state is the initial state).
         unroll: if True, unroll the loop.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 

@@ -64,8 +64,12 @@ def run(
     output="linear",
     h0=None,
     input_mask=None,
+    s0=None,
 ):
     """Runs the unit over `x` `[batch, time, input_dim]` in float64.
+
+    `s0` `[units]`: a learned initial state, `h_0 = f_h(s0)` (`h0` is then
+    not given); it is also the average while nothing has been attended.
 
     Returns:
         `(outputs [batch, time, units], h, n, d)` with the plain (unscaled)
@@ -74,11 +78,14 @@ def run(
     x = np.asarray(x, np.float64)
     batch, steps, _ = x.shape
     units = params["b_u"].shape[0]
+    f_a, f_h, f_o = F_A[attention], F_H[hidden], F_H[output]
+    empty = np.zeros(units) if s0 is None else np.asarray(s0, np.float64)
+    if s0 is not None:
+        h0 = f_h(empty)
     h = np.zeros((batch, units)) if h0 is None else np.broadcast_to(h0, (batch, units))
     n = np.zeros((batch, units))
     d = np.zeros((batch, units))
     outputs = []
-    f_a, f_h, f_o = F_A[attention], F_H[hidden], F_H[output]
     for t in range(steps):
         xt = x[:, t] if input_mask is None else x[:, t] * input_mask
         xh = np.concatenate([xt, h], axis=1)
@@ -94,7 +101,9 @@ def run(
             n = n + z * a
             d = d + a
         # Where no step has had attention yet (ReLU: d = 0) the equations give
-        # 0/0; the package documents the empty average as 0 there.
-        h = f_h(np.divide(n, d, out=np.zeros_like(n), where=d > 0))
+        # 0/0; the package documents the empty average as s0 (0 unlearned).
+        average = np.broadcast_to(empty, n.shape).copy()
+        np.divide(n, d, out=average, where=d > 0)
+        h = f_h(average)
         outputs.append(f_o(h))
     return np.stack(outputs, axis=1), h, n, d

@@ -115,6 +115,56 @@ def test_rda_learned_initial_state_is_used():
     np.testing.assert_allclose(outputs, want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("hidden", ["linear", "tanh"])
+def test_relu_attention_with_learned_s0_averages_to_s0_until_attended(hidden):
+    # ReLU attention leaves d = 0 on some units for some steps: there the
+    # average is s0 (h = f_h(s0)), as before the first step.
+    rng = np.random.default_rng(zlib.crc32(f"relu-s0-{hidden}".encode()))
+    params = ref.random_params(rng, INPUT_DIM, UNITS, discount=True)
+    params["b_a"] -= 1.0  # more steps with nothing attended
+    s0 = rng.normal(size=UNITS)
+    x = rng.normal(size=(BATCH, STEPS, INPUT_DIM)).astype(np.float32)
+    kwargs = dict(
+        attention_activation="relu",
+        hidden_activation=hidden,
+        learn_initial_state=True,
+    )
+    weights = ref.to_keras_weights(params, INPUT_DIM, True, s0=s0)
+    want, want_h, _, want_d = ref.run(params, x, True, "relu", hidden, "linear", s0=s0)
+    *_, first_d = ref.run(params, x[:, :3], True, "relu", hidden, "linear", s0=s0)
+    assert (first_d == 0).any()
+
+    outputs, h, *_ = run_cell(keras_rda.RDACell(UNITS, **kwargs), x, weights)
+    np.testing.assert_allclose(outputs, want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h, want_h, rtol=1e-4, atol=1e-5)
+
+    layer = keras_rda.RDA(UNITS, return_sequences=True, **kwargs)
+    layer.build((None, None, INPUT_DIM))
+    layer.set_weights(weights)
+    np.testing.assert_allclose(np.asarray(layer(x)), want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: keras_rda.RWACell(UNITS),
+        lambda: keras_rda.RDACell(
+            UNITS, learn_initial_state=True, initial_state_initializer="ones"
+        ),
+    ],
+    ids=["rwa", "rda-s0"],
+)
+def test_an_all_zero_state_is_the_initial_state(make):
+    # What keras.layers.RNN.reset_state() and zero initial states give.
+    x = np.random.default_rng(5).normal(size=(BATCH, STEPS, INPUT_DIM))
+    layer = keras.layers.RNN(make(), return_sequences=True)
+    fresh = np.asarray(layer(x))
+    zeros = [np.zeros((BATCH, UNITS), np.float32)] * 4
+    np.testing.assert_allclose(np.asarray(layer(x, initial_state=zeros)), fresh)
+    h0 = np.asarray(layer.cell.get_initial_state(BATCH)[0])
+    assert np.abs(h0).min() > 0  # the learned h_0 is not the zero state
+
+
 def test_weight_layout_and_initialisation():
     cell = keras_rda.RDACell(8)
     cell.build((None, 3))
