@@ -2,20 +2,19 @@
 
 import math
 
-import keras
 from keras import ops
 
 from keras_rda.cells import attention_average
+from keras_rda.cells.attention_cell_base import AttentionCellBase
+from keras_rda.cells.attention_cell_base import per_block_initializer
 from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
-from keras_rda.utils.keras_compat import DropoutRNNCell
 
-ACCUMULATION_DTYPES = ("float32", "float64")
 # How the gate weight matrices are drawn (see `BaseRDACell`).
 KERNEL_INIT_SCHEMES = ("paper", "per_block")
 
 
-class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
+class BaseRDACell(AttentionCellBase):
     """One step of a recurrent weighted average, with or without discount.
 
     Not used directly: `RWACell` (no discount) and `RDACell` (discounted)
@@ -53,7 +52,22 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
     `h = f_h(s0)` when `s0` is learned, else 0 (`read_hidden_state`).
     So `keras.layers.RNN(cell, stateful=True).reset_state()`, which zeroes
     the state, returns to `h_0`.
+
+    Regularizers and constraints (`CellBase`): one each for the weight
+    groups `kernel`, `recurrent` (`recurrent_kernel`), `bias` and
+    `initial_state`.
     """
+
+    weight_groups = ("kernel", "recurrent", "bias", "initial_state")
+    config_arguments = (
+        "learn_initial_state",
+        "use_bias",
+        "kernel_initializer",
+        "recurrent_initializer",
+        "kernel_init_scheme",
+        "bias_initializer",
+        "initial_state_initializer",
+    )
 
     def __init__(
         self,
@@ -71,64 +85,29 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
         kernel_init_scheme="paper",
         bias_initializer="zeros",
         initial_state_initializer="zeros",
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        initial_state_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        initial_state_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.units = validation.positive_int("units", units)
+        super().__init__(
+            units,
+            attention_activation=attention_activation,
+            hidden_activation=hidden_activation,
+            output_activation=output_activation,
+            use_bias=use_bias,
+            unit_discount_bias=bool(unit_discount_bias) and bool(discount),
+            initializers={
+                "kernel_initializer": kernel_initializer,
+                "recurrent_initializer": recurrent_initializer,
+                "bias_initializer": bias_initializer,
+                "initial_state_initializer": initial_state_initializer,
+            },
+            **kwargs,
+        )
         self.discount = bool(discount)
-        self.attention_activation = validation.one_of(
-            "attention_activation",
-            attention_activation,
-            attention_average.ATTENTION_ACTIVATIONS,
-        )
-        self.hidden_activation = validation.one_of(
-            "hidden_activation", hidden_activation, attention_average.HIDDEN_ACTIVATIONS
-        )
-        self.output_activation = validation.one_of(
-            "output_activation", output_activation, attention_average.OUTPUT_ACTIVATIONS
-        )
         self.learn_initial_state = bool(learn_initial_state)
-        self.use_bias = bool(use_bias)
-        self.unit_discount_bias = bool(unit_discount_bias) and self.discount
-
-        self.kernel_initializer = keras.initializers.get(kernel_initializer)
-        self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
         self.kernel_init_scheme = validation.one_of(
             "kernel_init_scheme", kernel_init_scheme, KERNEL_INIT_SCHEMES
         )
-        self.bias_initializer = keras.initializers.get(bias_initializer)
-        self.initial_state_initializer = keras.initializers.get(
-            initial_state_initializer
-        )
-        self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
-        self.recurrent_regularizer = keras.regularizers.get(recurrent_regularizer)
-        self.bias_regularizer = keras.regularizers.get(bias_regularizer)
-        self.initial_state_regularizer = keras.regularizers.get(
-            initial_state_regularizer
-        )
-        self.kernel_constraint = keras.constraints.get(kernel_constraint)
-        self.recurrent_constraint = keras.constraints.get(recurrent_constraint)
-        self.bias_constraint = keras.constraints.get(bias_constraint)
-        self.initial_state_constraint = keras.constraints.get(initial_state_constraint)
-
-        self.dropout = validation.rate("dropout", dropout)
-        self.recurrent_dropout = validation.rate("recurrent_dropout", recurrent_dropout)
-        self.seed = seed
-        self.seed_generator = keras.random.SeedGenerator(seed=seed)
-
         self.state_size = [self.units] * 4
-        self.output_size = self.units
 
     # ----------------------------------------------------------------- weights
 
@@ -136,34 +115,6 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
     def num_blocks(self):
         """`k`: 4 blocks (u, g, a, gamma) with a discount, 3 without."""
         return 4 if self.discount else 3
-
-    def _block_bias_initializer(self):
-        """Bias: every block from `bias_initializer`, except that with
-        `unit_discount_bias` the discount gate starts at 1 (RDA paper,
-        section 6.1, like the forget gate of Gers et al. 2000)."""
-        base = self.bias_initializer
-        discount_one = self.unit_discount_bias
-
-        def initializer(shape, dtype=None):
-            blocks = [base((self.units,), dtype=dtype) for _ in range(self.num_blocks)]
-            if discount_one:
-                blocks[-1] = ops.ones((self.units,), dtype=dtype)
-            return ops.concatenate(blocks, axis=0)
-
-        return initializer
-
-    @staticmethod
-    def _per_block(initializer, rows, units, num_blocks):
-        """Initialises each `[rows, units]` gate block separately."""
-
-        def init(shape, dtype=None):
-            del shape
-            blocks = [
-                initializer((rows, units), dtype=dtype) for _ in range(num_blocks)
-            ]
-            return ops.concatenate(blocks, axis=1)
-
-        return init
 
     def _paper_kernels(self, input_dim):
         """The papers' draw: `W_u` `[input_dim, units]`, and each gate's
@@ -202,83 +153,38 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
         return kernel_init, recurrent_init
 
     def build(self, input_shape):
-        input_shape = tuple(input_shape)
-        if len(input_shape) != 2 or input_shape[-1] is None:
-            raise ValueError(
-                "Received an invalid value for argument `inputs`, expected a "
-                "2D step input [batch, features] with a known feature size "
-                f"(3D [batch, time, features] for the sequence), got shape "
-                f"{input_shape}"
-            )
-        input_dim = input_shape[-1]
+        input_dim = validation.step_input_dim(self, input_shape)
         k = self.num_blocks
         if self.kernel_init_scheme == "paper":
             kernel_init, recurrent_init = self._paper_kernels(input_dim)
         else:
-            kernel_init = self._per_block(
+            kernel_init = per_block_initializer(
                 self.kernel_initializer, input_dim, self.units, k
             )
-            recurrent_init = self._per_block(
+            recurrent_init = per_block_initializer(
                 self.recurrent_initializer, self.units, self.units, k - 1
             )
-        self.kernel = self.add_weight(
-            shape=(input_dim, k * self.units),
-            name="kernel",
-            initializer=kernel_init,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
+        self.kernel = self.add_cell_weight(
+            "kernel", (input_dim, k * self.units), kernel_init, "kernel"
         )
-        self.recurrent_kernel = self.add_weight(
-            shape=(self.units, (k - 1) * self.units),
-            name="recurrent_kernel",
-            initializer=recurrent_init,
-            regularizer=self.recurrent_regularizer,
-            constraint=self.recurrent_constraint,
+        self.recurrent_kernel = self.add_cell_weight(
+            "recurrent_kernel",
+            (self.units, (k - 1) * self.units),
+            recurrent_init,
+            "recurrent",
         )
-        if self.use_bias:
-            self.bias = self.add_weight(
-                shape=(k * self.units,),
-                name="bias",
-                initializer=self._block_bias_initializer(),
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-        else:
-            self.bias = None
+        self.bias = self.build_bias()
+        self.initial_state = None
         if self.learn_initial_state:
-            self.initial_state = self.add_weight(
-                shape=(self.units,),
-                name="initial_state",
-                initializer=self.initial_state_initializer,
-                regularizer=self.initial_state_regularizer,
-                constraint=self.initial_state_constraint,
+            self.initial_state = self.add_cell_weight(
+                "initial_state",
+                (self.units,),
+                self.initial_state_initializer,
+                "initial_state",
             )
-        else:
-            self.initial_state = None
         self.built = True
 
     # ---------------------------------------------------------------- the step
-
-    @property
-    def accumulation_dtype(self):
-        """dtype of the running sums: float32 under mixed precision."""
-        dtype = self.compute_dtype
-        return dtype if dtype in ACCUMULATION_DTYPES else "float32"
-
-    def project_inputs(self, inputs):
-        """`W [x_t] + b` for blocks u, g, a, gamma.
-
-        Args:
-            inputs: `[..., input_dim]`: one step or a whole sequence
-                `[batch, time, input_dim]` (one matmul for all steps).
-
-        Returns:
-            `[..., k * units]`.
-        """
-        projected = ops.matmul(inputs, self.kernel)
-        if self.use_bias:
-            projected = projected + self.bias
-        return projected
 
     def recurrent_step(self, projected, states, training=False):
         """The part of a step that depends on `h_{t-1}`.
@@ -294,9 +200,7 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
         h_prev, numerator, denominator, log_scale = states
         units = self.units
         h_prev = self.read_hidden_state(h_prev, denominator)
-        h_in = h_prev
-        if training and self.recurrent_dropout > 0:
-            h_in = h_prev * self.get_recurrent_dropout_mask(h_prev)
+        h_in = self.drop_recurrent(h_prev, training)
 
         # RDA paper section 5 / RWA paper eq. 7:
         #   u_t = W_u x_t + b_u,  [g, a, gamma] = W [x_t, h_{t-1}] + b.
@@ -348,8 +252,7 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
         return ops.cast(output, self.compute_dtype), new_states
 
     def call(self, inputs, states, training=False):
-        if training and self.dropout > 0:
-            inputs = inputs * self.get_dropout_mask(inputs)
+        inputs = self.drop_input(inputs, training)
         return self.recurrent_step(self.project_inputs(inputs), states, training)
 
     def empty_average(self, dtype):
@@ -390,44 +293,6 @@ class BaseRDACell(keras.layers.Layer, DropoutRNNCell):
         """`[h_0, n_0 = 0, d_0 = 0, m_0 = 0]`, each `[batch, units]`."""
         zeros = ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
         return [self.initial_hidden_state(batch_size), zeros, zeros, zeros]
-
-    # ------------------------------------------------------------------ config
-
-    def get_config(self):
-        config = {
-            "units": self.units,
-            "learn_initial_state": self.learn_initial_state,
-            "use_bias": self.use_bias,
-            "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
-            "recurrent_initializer": keras.initializers.serialize(
-                self.recurrent_initializer
-            ),
-            "kernel_init_scheme": self.kernel_init_scheme,
-            "bias_initializer": keras.initializers.serialize(self.bias_initializer),
-            "initial_state_initializer": keras.initializers.serialize(
-                self.initial_state_initializer
-            ),
-            "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
-            "recurrent_regularizer": keras.regularizers.serialize(
-                self.recurrent_regularizer
-            ),
-            "bias_regularizer": keras.regularizers.serialize(self.bias_regularizer),
-            "initial_state_regularizer": keras.regularizers.serialize(
-                self.initial_state_regularizer
-            ),
-            "kernel_constraint": keras.constraints.serialize(self.kernel_constraint),
-            "recurrent_constraint": keras.constraints.serialize(
-                self.recurrent_constraint
-            ),
-            "bias_constraint": keras.constraints.serialize(self.bias_constraint),
-            "initial_state_constraint": keras.constraints.serialize(
-                self.initial_state_constraint
-            ),
-            "dropout": self.dropout,
-            "recurrent_dropout": self.recurrent_dropout,
-            "seed": self.seed,
-        }
-        return {**super().get_config(), **config}
 
 
 # The RWA paper's `s0 ~ N(0, sigma^2 = 3)` (section 3.1).

@@ -1,10 +1,11 @@
-"""Keras RNN-cell plumbing shared by the associative-memory cells.
+"""Keras RNN-cell plumbing shared by the package's recurrent cells.
 
-`FastWeightsCell`, `WeiNetCell`, `LayerNormLSTMCell` and
-`RecurrentHighwayCell` take the arguments of `keras.layers.LSTMCell` that
-are not about their equations: regularizers and constraints of the three
-weight groups (kernel, recurrent, bias), input and recurrent dropout with
-one mask per sequence (Gal & Ghahramani 2016, through Keras's
+`FastWeightsCell`, `WeiNetCell`, `LayerNormLSTMCell`, `RecurrentHighwayCell`,
+the RWA / RDA cells (`BaseRDACell`) and `ParallelRDACell` take the arguments
+of `keras.layers.LSTMCell` that are not about their equations: a regularizer
+and a constraint for each of their weight groups (kernel, recurrent, bias,
+and for the RWA / RDA cells the learned initial state), input and recurrent
+dropout with one mask per sequence (Gal & Ghahramani 2016, through Keras's
 `DropoutRNNCell`, so `keras.layers.RNN` resets the masks at every call) and
 the dropout seed. `CellBase` holds these, creates weights with the right
 regularizer and constraint, applies the masks, and writes `get_config`
@@ -30,61 +31,83 @@ _SERIALIZERS = {
 
 
 class CellBase(keras.layers.Layer, DropoutRNNCell):
-    """Base of the associative-memory cells (not public).
+    """Base of the package's recurrent cells (not public).
 
     Subclasses call `super().__init__(units, **kwargs)`, list their own
     constructor arguments in `config_arguments` (a name, or `(name,
-    attribute)` where the value is stored under another attribute), create
-    weights with `add_cell_weight`, and pass the step input and the
-    recurrent vector through `drop_input` / `drop_recurrent` in `call`.
+    attribute)` where the value is stored under another attribute;
+    `*_initializer`, `*_regularizer` and `*_constraint` values are
+    serialised), create weights with `add_cell_weight`, and pass the step
+    input and the recurrent vector through `drop_input` / `drop_recurrent`
+    in `call`.
+
+    A subclass whose weights form other groups than `WEIGHT_GROUPS` names
+    them in `weight_groups`; the constructor then takes (and the config
+    holds) `{group}_regularizer` and `{group}_constraint` for exactly those
+    groups. A cell without a `recurrent` group has no recurrent dropout
+    either (nothing reads a carried vector through weights): it takes no
+    `recurrent_dropout` argument and `self.recurrent_dropout` is 0.
 
     Args:
         units: positive int, the size of the cell's hidden state.
-        kernel_regularizer, recurrent_regularizer, bias_regularizer:
-            regularizers of the kernel, recurrent and bias weight groups.
-        kernel_constraint, recurrent_constraint, bias_constraint:
-            constraints of the same groups.
         dropout: float in [0, 1), the fraction of the step input to drop
             (one mask for all steps of a sequence, during training only).
-        recurrent_dropout: float in [0, 1), the fraction of the recurrent
-            vector to drop (one mask per sequence, training only).
         seed: the dropout seed.
-        **kwargs: passed to `keras.layers.Layer`.
+        initializers: `{argument name: value}` of `*_initializer`
+            arguments, stored under their names through
+            `keras.initializers.get`, in this order, before the dropout
+            seed generator is made (the order in which they draw their
+            seeds).
+        **kwargs: for each group `g` of `weight_groups`, `g_regularizer` and
+            `g_constraint` (default None); `recurrent_dropout` (float in
+            [0, 1), the fraction of the recurrent vector to drop, one mask
+            per sequence, training only) where there is a `recurrent`
+            group; the rest is passed to `keras.layers.Layer`.
     """
 
+    #: The groups of weights that share a regularizer and a constraint.
+    weight_groups = WEIGHT_GROUPS
     config_arguments = ()
 
-    def __init__(
-        self,
-        units,
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
-        **kwargs,
-    ):
+    def __init__(self, units, dropout=0.0, seed=None, initializers=(), **kwargs):
+        options = {name: kwargs.pop(name, None) for name in self._group_arguments()}
+        recurrent_dropout = (
+            kwargs.pop("recurrent_dropout", 0.0) if self._has_recurrent else 0.0
+        )
         super().__init__(**kwargs)
         self.units = validation.positive_int("units", units)
-        self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
-        self.recurrent_regularizer = keras.regularizers.get(recurrent_regularizer)
-        self.bias_regularizer = keras.regularizers.get(bias_regularizer)
-        self.kernel_constraint = keras.constraints.get(kernel_constraint)
-        self.recurrent_constraint = keras.constraints.get(recurrent_constraint)
-        self.bias_constraint = keras.constraints.get(bias_constraint)
+        # Before the seed generator: an initializer made from a name and the
+        # generator made without a seed both draw their seeds from Python's
+        # global random state, so this order fixes the weights drawn under
+        # `keras.utils.set_random_seed`.
+        for name, value in dict(initializers).items():
+            setattr(self, name, keras.initializers.get(value))
+        for name, value in options.items():
+            get = (
+                keras.regularizers.get
+                if name.endswith("_regularizer")
+                else keras.constraints.get
+            )
+            setattr(self, name, get(value))
         self.dropout = validation.rate("dropout", dropout)
         self.recurrent_dropout = validation.rate("recurrent_dropout", recurrent_dropout)
         self.seed = seed
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
 
+    @property
+    def _has_recurrent(self):
+        return "recurrent" in self.weight_groups
+
+    @classmethod
+    def _group_arguments(cls):
+        """`{group}_regularizer`, `{group}_constraint` for every group."""
+        names = [f"{group}_regularizer" for group in cls.weight_groups]
+        return names + [f"{group}_constraint" for group in cls.weight_groups]
+
     def add_cell_weight(self, name, shape, initializer, group):
-        """A weight of `group` ("kernel", "recurrent" or "bias"), with that
-        group's regularizer and constraint."""
-        validation.one_of("group", group, WEIGHT_GROUPS)
+        """A weight of `group` (one of `weight_groups`), with that group's
+        regularizer and constraint."""
+        validation.one_of("group", group, self.weight_groups)
         return self.add_weight(
             shape=shape,
             name=name,
@@ -114,10 +137,11 @@ class CellBase(keras.layers.Layer, DropoutRNNCell):
 
     def get_config(self):
         config = super().get_config()
-        names = ["units", *self.config_arguments]
-        for group in WEIGHT_GROUPS:
-            names += [f"{group}_regularizer", f"{group}_constraint"]
-        names += ["dropout", "recurrent_dropout", "seed"]
+        names = ["units", *self.config_arguments, *self._group_arguments()]
+        names.append("dropout")
+        if self._has_recurrent:
+            names.append("recurrent_dropout")
+        names.append("seed")
         for entry in names:
             name, attribute = (entry, entry) if isinstance(entry, str) else entry
             value = getattr(self, attribute)

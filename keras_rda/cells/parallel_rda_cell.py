@@ -4,28 +4,13 @@ import keras
 from keras import ops
 
 from keras_rda.cells import attention_average
+from keras_rda.cells.attention_cell_base import AttentionCellBase
+from keras_rda.cells.attention_cell_base import per_block_initializer
 from keras_rda.utils import validation
-from keras_rda.utils.keras_compat import DropoutRNNCell
-
-NUM_BLOCKS = 4  # u, g, a, gamma
-_ACCUMULATION_DTYPES = ("float32", "float64")
-
-
-def per_block_initializer(initializer, rows, units, num_blocks):
-    """Initialises each `[rows, units]` gate block of a concatenated kernel
-    separately, so that a fan-based initialiser (Glorot) sees the shape of one
-    gate's matrix, as in the paper (section 6.1: Xavier per weight matrix)."""
-
-    def init(shape, dtype=None):
-        del shape
-        blocks = [initializer((rows, units), dtype=dtype) for _ in range(num_blocks)]
-        return ops.concatenate(blocks, axis=1)
-
-    return init
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
+class ParallelRDACell(AttentionCellBase):
     """Cell class of the parallel Recurrent Discounted Attention unit.
 
     The RDA unit (RDA paper, section 5) with every gate computed from the
@@ -112,6 +97,19 @@ class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
         (initialisation).
     """
 
+    # No recurrent weights, so no `recurrent_*` arguments and no recurrent
+    # dropout (`CellBase`).
+    weight_groups = ("kernel", "bias")
+    config_arguments = (
+        "attention_activation",
+        "hidden_activation",
+        "output_activation",
+        "use_bias",
+        "unit_discount_bias",
+        "kernel_initializer",
+        "bias_initializer",
+    )
+
     def __init__(
         self,
         units,
@@ -130,81 +128,41 @@ class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
         seed=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.units = validation.positive_int("units", units)
-        self.attention_activation = validation.one_of(
-            "attention_activation",
-            attention_activation,
-            attention_average.ATTENTION_ACTIVATIONS,
+        super().__init__(
+            units,
+            attention_activation=attention_activation,
+            hidden_activation=hidden_activation,
+            output_activation=output_activation,
+            use_bias=use_bias,
+            unit_discount_bias=unit_discount_bias,
+            initializers={
+                "kernel_initializer": kernel_initializer,
+                "bias_initializer": bias_initializer,
+            },
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            seed=seed,
+            **kwargs,
         )
-        self.hidden_activation = validation.one_of(
-            "hidden_activation", hidden_activation, attention_average.HIDDEN_ACTIVATIONS
-        )
-        self.output_activation = validation.one_of(
-            "output_activation", output_activation, attention_average.OUTPUT_ACTIVATIONS
-        )
-        self.use_bias = bool(use_bias)
-        self.unit_discount_bias = bool(unit_discount_bias)
-        self.kernel_initializer = keras.initializers.get(kernel_initializer)
-        self.bias_initializer = keras.initializers.get(bias_initializer)
-        self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
-        self.bias_regularizer = keras.regularizers.get(bias_regularizer)
-        self.kernel_constraint = keras.constraints.get(kernel_constraint)
-        self.bias_constraint = keras.constraints.get(bias_constraint)
-        self.dropout = validation.rate("dropout", dropout)
-        self.recurrent_dropout = 0.0  # nothing recurrent to drop
-        self.seed = seed
-        self.seed_generator = keras.random.SeedGenerator(seed=seed)
         self.state_size = [self.units] * 3
-        self.output_size = self.units
-
-    # ----------------------------------------------------------------- weights
-
-    def _bias_initializer(self):
-        """Every block from `bias_initializer`, the discount gate at 1 with
-        `unit_discount_bias` (section 6.1)."""
-        base, units = self.bias_initializer, self.units
-        discount_one = self.unit_discount_bias
-
-        def initializer(shape, dtype=None):
-            del shape
-            blocks = [base((units,), dtype=dtype) for _ in range(NUM_BLOCKS)]
-            if discount_one:
-                blocks[-1] = ops.ones((units,), dtype=dtype)
-            return ops.concatenate(blocks, axis=0)
-
-        return initializer
 
     def build(self, input_shape):
         input_dim = validation.step_input_dim(self, input_shape)
-        self.kernel = self.add_weight(
-            shape=(input_dim, NUM_BLOCKS * self.units),
-            name="kernel",
-            initializer=per_block_initializer(
-                self.kernel_initializer, input_dim, self.units, NUM_BLOCKS
+        self.kernel = self.add_cell_weight(
+            "kernel",
+            (input_dim, self.num_blocks * self.units),
+            per_block_initializer(
+                self.kernel_initializer, input_dim, self.units, self.num_blocks
             ),
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
+            "kernel",
         )
-        if self.use_bias:
-            self.bias = self.add_weight(
-                shape=(NUM_BLOCKS * self.units,),
-                name="bias",
-                initializer=self._bias_initializer(),
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-        else:
-            self.bias = None
+        self.bias = self.build_bias()
         self.built = True
 
     # ------------------------------------------------------------------- gates
-
-    @property
-    def accumulation_dtype(self):
-        """dtype of the running sums: float32 under mixed precision."""
-        dtype = self.compute_dtype
-        return dtype if dtype in _ACCUMULATION_DTYPES else "float32"
 
     def gate_terms(self, inputs):
         """Everything a step needs from its input, for one step or all steps.
@@ -218,11 +176,9 @@ class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
             accumulation dtype: the features `z_t = u_t * tanh(g_t)`,
             `log a_t`, `log gamma_t`, and None or (ReLU) where `a_t > 0`.
         """
-        projected = ops.matmul(inputs, self.kernel)
-        if self.use_bias:
-            projected = projected + self.bias
+        projected = self.project_inputs(inputs)
         acc = self.accumulation_dtype
-        u, g, a_logits, gamma_logits = ops.split(projected, NUM_BLOCKS, axis=-1)
+        u, g, a_logits, gamma_logits = ops.split(projected, self.num_blocks, axis=-1)
         z = ops.cast(u * ops.tanh(g), acc)
         log_a, positive = attention_average.log_attention(
             ops.cast(a_logits, acc), self.attention_activation
@@ -239,8 +195,7 @@ class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
     # ---------------------------------------------------------------- the step
 
     def call(self, inputs, states, training=False):
-        if training and self.dropout > 0:
-            inputs = inputs * self.get_dropout_mask(inputs)
+        inputs = self.drop_input(inputs, training)
         numerator, denominator, log_scale = states
         acc = self.accumulation_dtype
         z, log_a, log_gamma, positive = self.gate_terms(inputs)
@@ -262,29 +217,3 @@ class ParallelRDACell(keras.layers.Layer, DropoutRNNCell):
             ops.cast(new_m, log_scale.dtype),
         ]
         return output, new_states
-
-    def get_initial_state(self, batch_size=None):
-        """`[n_0 = 0, d_0 = 0, m_0 = 0]`, each `[batch, units]`."""
-        zeros = ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
-        return [zeros, zeros, zeros]
-
-    # ------------------------------------------------------------------ config
-
-    def get_config(self):
-        config = {
-            "units": self.units,
-            "attention_activation": self.attention_activation,
-            "hidden_activation": self.hidden_activation,
-            "output_activation": self.output_activation,
-            "use_bias": self.use_bias,
-            "unit_discount_bias": self.unit_discount_bias,
-            "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
-            "bias_initializer": keras.initializers.serialize(self.bias_initializer),
-            "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": keras.regularizers.serialize(self.bias_regularizer),
-            "kernel_constraint": keras.constraints.serialize(self.kernel_constraint),
-            "bias_constraint": keras.constraints.serialize(self.bias_constraint),
-            "dropout": self.dropout,
-            "seed": self.seed,
-        }
-        return {**super().get_config(), **config}

@@ -117,6 +117,13 @@ class RDACell(BaseRDACell):
         5.1 (activation choices), 6.1 (initialisation), 6.2 (variants).
     """
 
+    config_arguments = BaseRDACell.config_arguments + (
+        "attention_activation",
+        "hidden_activation",
+        "output_activation",
+        "unit_discount_bias",
+    )
+
     def __init__(
         self,
         units,
@@ -171,13 +178,3 @@ class RDACell(BaseRDACell):
             initial_state_initializer=initial_state_initializer,
             **kwargs,
         )
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            attention_activation=self.attention_activation,
-            hidden_activation=self.hidden_activation,
-            output_activation=self.output_activation,
-            unit_discount_bias=self.unit_discount_bias,
-        )
-        return config
