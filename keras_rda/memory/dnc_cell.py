@@ -8,6 +8,7 @@ from keras import ops
 from keras_rda.memory import addressing
 from keras_rda.memory.memory_cell import MemoryCell
 from keras_rda.utils import validation
+from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -113,17 +114,8 @@ class DNCCell(MemoryCell):
         bias_initializer="zeros",
         **kwargs,
     ):
-        super().__init__(
-            controller,
-            memory_size,
-            word_size,
-            num_read_heads=num_read_heads,
-            write_schedule=write_schedule,
-            output_units=output_units,
-            kernel_initializer=kernel_initializer,
-            bias_initializer=bias_initializer,
-            **kwargs,
-        )
+        memory_arguments = constructor_arguments(locals(), ["num_write_heads"])
+        super().__init__(**memory_arguments, **kwargs)
         self.num_write_heads = validation.positive_int(
             "num_write_heads", num_write_heads
         )

@@ -12,10 +12,8 @@ import keras
 import numpy as np
 from keras import ops
 
+from keras_rda.layers.cell_rnn import CellRNN
 from keras_rda.utils import keras_compat
-
-# Keys of a cell config that belong to the layer, not to the cell.
-_LAYER_KEYS = ("name", "trainable", "dtype")
 
 #: Stretches up to this many steps are unrolled when traced; longer ones run
 #: in the backend's loop (`keras.src.backend.rnn`).
@@ -43,7 +41,7 @@ def schedule_runs(access, attend):
     return runs
 
 
-class MemoryRNN(keras.layers.RNN):
+class MemoryRNN(CellRNN):
     """`keras.layers.RNN` over a `MemoryCell`, with the static schedule path.
 
     The outputs, states and gradients are those of `keras.layers.RNN(cell)`
@@ -174,15 +172,3 @@ class MemoryRNN(keras.layers.RNN):
             num_steps, self.cell.memory_size
         )
         return np.flatnonzero(pattern) + 1
-
-    def get_config(self):
-        config = super().get_config()
-        config.pop("cell")
-        cell_config = self.cell.get_config()
-        for key in _LAYER_KEYS:
-            cell_config.pop(key, None)
-        return {**config, **cell_config}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)

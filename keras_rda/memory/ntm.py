@@ -2,8 +2,10 @@
 
 import keras
 
+from keras_rda.layers.cell_rnn import make_cell
 from keras_rda.memory.memory_rnn import MemoryRNN
 from keras_rda.memory.ntm_cell import NTMCell
+from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -63,26 +65,7 @@ class NTM(MemoryRNN):
         unroll=False,
         **kwargs,
     ):
-        cell = NTMCell(
-            controller,
-            memory_size,
-            word_size,
-            num_read_heads=num_read_heads,
-            write_schedule=write_schedule,
-            shift_range=shift_range,
-            output_units=output_units,
-            kernel_initializer=kernel_initializer,
-            bias_initializer=bias_initializer,
-            dtype=kwargs.get("dtype"),
-            trainable=kwargs.get("trainable", True),
-            name="ntm_cell",
+        cell, rnn_arguments = make_cell(
+            NTMCell, "ntm_cell", constructor_arguments(locals()), kwargs
         )
-        super().__init__(
-            cell,
-            return_sequences=return_sequences,
-            return_state=return_state,
-            go_backwards=go_backwards,
-            stateful=stateful,
-            unroll=unroll,
-            **kwargs,
-        )
+        super().__init__(cell, **rnn_arguments, **kwargs)

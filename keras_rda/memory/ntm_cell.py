@@ -8,6 +8,7 @@ from keras import ops
 from keras_rda.memory import addressing
 from keras_rda.memory.memory_cell import MemoryCell
 from keras_rda.utils import validation
+from keras_rda.utils.arguments import constructor_arguments
 
 
 def _start_on_first_slot(weights):
@@ -108,17 +109,8 @@ class NTMCell(MemoryCell):
         bias_initializer="zeros",
         **kwargs,
     ):
-        super().__init__(
-            controller,
-            memory_size,
-            word_size,
-            num_read_heads=num_read_heads,
-            write_schedule=write_schedule,
-            output_units=output_units,
-            kernel_initializer=kernel_initializer,
-            bias_initializer=bias_initializer,
-            **kwargs,
-        )
+        memory_arguments = constructor_arguments(locals(), ["shift_range"])
+        super().__init__(**memory_arguments, **kwargs)
         self.shift_range = validation.non_negative_int("shift_range", shift_range)
         if 2 * self.shift_range + 1 > self.memory_size:
             raise ValueError(
