@@ -1,17 +1,14 @@
 """Base class of the RWA and RDA sequence layers: the fast recurrence."""
 
-import keras
 from keras import ops
 
 from keras_rda.cells import attention_average
 from keras_rda.layers import rda_recurrence
+from keras_rda.layers.cell_rnn import CellRNN
 from keras_rda.utils import keras_compat
 
-# Keys of a cell config that belong to the layer, not to the unit.
-_LAYER_KEYS = ("name", "trainable", "dtype")
 
-
-class BaseRDALayer(keras.layers.RNN):
+class BaseRDALayer(CellRNN):
     """`keras.layers.RNN` over a `BaseRDACell`, computed faster.
 
     The same unit as `keras.layers.RNN(cell)` (outputs, states and gradients
@@ -35,16 +32,6 @@ class BaseRDALayer(keras.layers.RNN):
 
     #: Whether to use the fused recurrence where the backend supports it.
     fused_recurrence = True
-
-    def build(self, sequences_shape, initial_state_shape=None):
-        sequences_shape = tuple(sequences_shape)
-        if len(sequences_shape) != 3 or sequences_shape[-1] is None:
-            raise ValueError(
-                "Received an invalid value for argument `inputs`, expected a 3D "
-                "tensor [batch, time, features] with a known feature size, got "
-                f"shape {sequences_shape}"
-            )
-        super().build(sequences_shape, initial_state_shape)
 
     def inner_loop(self, sequences, initial_state, mask, training=False):
         cell = self.cell
@@ -145,18 +132,6 @@ class BaseRDALayer(keras.layers.RNN):
     @property
     def units(self):
         return self.cell.units
-
-    def get_config(self):
-        config = super().get_config()
-        config.pop("cell")
-        cell_config = self.cell.get_config()
-        for key in _LAYER_KEYS:
-            cell_config.pop(key, None)
-        return {**config, **cell_config}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
 
 def _empties_to_s0(cell):

@@ -5,14 +5,14 @@ from keras import ops
 
 from keras_rda.cells.parallel_rda_cell import ParallelRDACell
 from keras_rda.layers import parallel_scan
+from keras_rda.layers.cell_rnn import CellRNN
+from keras_rda.layers.cell_rnn import make_cell
 from keras_rda.utils import validation
-
-# Keys of a cell config that belong to the layer, not to the unit.
-_LAYER_KEYS = ("name", "trainable", "dtype")
+from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class ParallelRDA(keras.layers.RNN):
+class ParallelRDA(CellRNN):
     """Parallel Recurrent Discounted Attention layer, used like
     `keras.layers.LSTM`.
 
@@ -117,49 +117,15 @@ class ParallelRDA(keras.layers.RNN):
         **kwargs,
     ):
         kwargs.pop("unroll", None)  # nothing to unroll
-        cell = ParallelRDACell(
-            units,
-            attention_activation=attention_activation,
-            hidden_activation=hidden_activation,
-            output_activation=output_activation,
-            use_bias=use_bias,
-            unit_discount_bias=unit_discount_bias,
-            kernel_initializer=kernel_initializer,
-            bias_initializer=bias_initializer,
-            kernel_regularizer=kernel_regularizer,
-            bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint,
-            bias_constraint=bias_constraint,
-            dropout=dropout,
-            seed=seed,
-            dtype=kwargs.get("dtype"),
-            trainable=kwargs.get("trainable", True),
-            name="parallel_rda_cell",
+        cell_arguments = constructor_arguments(locals(), ["scan_method", "chunk_size"])
+        cell, rnn_arguments = make_cell(
+            ParallelRDACell, "parallel_rda_cell", cell_arguments, kwargs
         )
-        super().__init__(
-            cell,
-            return_sequences=return_sequences,
-            return_state=return_state,
-            go_backwards=go_backwards,
-            stateful=stateful,
-            zero_output_for_mask=zero_output_for_mask,
-            activity_regularizer=activity_regularizer,
-            **kwargs,
-        )
+        super().__init__(cell, **rnn_arguments, **kwargs)
         self.scan_method = validation.one_of(
             "scan_method", scan_method, parallel_scan.METHODS
         )
         self.chunk_size = validation.positive_int("chunk_size", chunk_size)
-
-    def build(self, sequences_shape, initial_state_shape=None):
-        sequences_shape = tuple(sequences_shape)
-        if len(sequences_shape) != 3 or sequences_shape[-1] is None:
-            raise ValueError(
-                "Received an invalid value for argument `inputs`, expected a 3D "
-                "tensor [batch, time, features] with a known feature size, got "
-                f"shape {sequences_shape}"
-            )
-        super().build(sequences_shape, initial_state_shape)
 
     def inner_loop(self, sequences, initial_state, mask, training=False):
         """The scan in place of `keras.layers.RNN`'s loop; same contract:
@@ -215,14 +181,6 @@ class ParallelRDA(keras.layers.RNN):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("cell")
         config.pop("unroll", None)
-        cell_config = self.cell.get_config()
-        for key in _LAYER_KEYS:
-            cell_config.pop(key, None)
         config.update(scan_method=self.scan_method, chunk_size=self.chunk_size)
-        return {**config, **cell_config}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
+        return config

@@ -4,6 +4,8 @@ import keras
 
 from keras_rda.cells.rwa_cell import RWACell
 from keras_rda.layers.base_rda_layer import BaseRDALayer
+from keras_rda.layers.cell_rnn import make_cell
+from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -86,37 +88,7 @@ class RWA(BaseRDALayer):
         unroll=False,
         **kwargs,
     ):
-        cell = RWACell(
-            units,
-            learn_initial_state=learn_initial_state,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer,
-            kernel_init_scheme=kernel_init_scheme,
-            bias_initializer=bias_initializer,
-            initial_state_initializer=initial_state_initializer,
-            kernel_regularizer=kernel_regularizer,
-            recurrent_regularizer=recurrent_regularizer,
-            bias_regularizer=bias_regularizer,
-            initial_state_regularizer=initial_state_regularizer,
-            kernel_constraint=kernel_constraint,
-            recurrent_constraint=recurrent_constraint,
-            bias_constraint=bias_constraint,
-            initial_state_constraint=initial_state_constraint,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-            seed=seed,
-            dtype=kwargs.get("dtype"),
-            trainable=kwargs.get("trainable", True),
-            name="rwa_cell",
+        cell, rnn_arguments = make_cell(
+            RWACell, "rwa_cell", constructor_arguments(locals()), kwargs
         )
-        super().__init__(
-            cell,
-            return_sequences=return_sequences,
-            return_state=return_state,
-            go_backwards=go_backwards,
-            stateful=stateful,
-            unroll=unroll,
-            activity_regularizer=activity_regularizer,
-            **kwargs,
-        )
+        super().__init__(cell, **rnn_arguments, **kwargs)
