@@ -24,6 +24,12 @@ from keras_rda.utils import validation
 ACCUMULATION_DTYPES = ("float32", "float64")
 
 
+def cast_like(values, like):
+    """Each of `values` cast to the dtype of the tensor at its place in
+    `like` (a step's new states in the dtypes its states came in)."""
+    return [ops.cast(value, other.dtype) for value, other in zip(values, like)]
+
+
 def per_block_initializer(initializer, rows, units, num_blocks):
     """Initialises each `[rows, units]` gate block of a concatenated kernel
     separately, so that a fan-based initialiser (Glorot) sees the shape of one
@@ -108,6 +114,31 @@ class AttentionCellBase(CellBase):
             return ops.concatenate(blocks, axis=0)
 
         return self.add_cell_weight("bias", (num_blocks * units,), initializer, "bias")
+
+    def update_sums(self, sums, z, log_a, log_gamma=None, positive=None):
+        """One step of the scaled sums, in the accumulation dtype.
+
+        Args:
+            sums: the stored `[n, d, m]`, each `[batch, units]`, in any dtype.
+            z, log_a, log_gamma, positive: `[batch, units]` in the
+                accumulation dtype, as `attention_average.
+                discounted_average_update` takes them.
+
+        Returns:
+            `(n_t, d_t, m_t)` in the accumulation dtype (see
+            `attention_average.discounted_average_update`).
+        """
+        acc = self.accumulation_dtype
+        numerator, denominator, log_scale = (ops.cast(s, acc) for s in sums)
+        return attention_average.discounted_average_update(
+            numerator,
+            denominator,
+            log_scale,
+            z,
+            log_a,
+            log_gamma=log_gamma,
+            positive=positive,
+        )
 
     def project_inputs(self, inputs):
         """`W [x_t] + b`, all blocks.

@@ -6,6 +6,7 @@ from keras import ops
 
 from keras_rda.cells import attention_average
 from keras_rda.cells.attention_cell_base import AttentionCellBase
+from keras_rda.cells.attention_cell_base import cast_like
 from keras_rda.cells.attention_cell_base import per_block_initializer
 from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
@@ -227,14 +228,8 @@ class BaseRDACell(AttentionCellBase):
             )
         z = ops.cast(u * keras_compat.tanh(g), acc)  # z_t = u_t * tanh(g_t)
 
-        new_n, new_d, new_m = attention_average.discounted_average_update(
-            ops.cast(numerator, acc),
-            ops.cast(denominator, acc),
-            ops.cast(log_scale, acc),
-            z,
-            log_a,
-            log_gamma=log_gamma,
-            positive=positive,
+        new_n, new_d, new_m = self.update_sums(
+            [numerator, denominator, log_scale], z, log_a, log_gamma, positive
         )
         # Only ReLU attention leaves the average empty after a step.
         empty = None if positive is None else self.empty_average(acc)
@@ -243,12 +238,7 @@ class BaseRDACell(AttentionCellBase):
             self.hidden_activation,
         )
         output = attention_average.apply_activation(h, self.output_activation)
-        new_states = [
-            ops.cast(h, h_prev.dtype),
-            ops.cast(new_n, numerator.dtype),
-            ops.cast(new_d, denominator.dtype),
-            ops.cast(new_m, log_scale.dtype),
-        ]
+        new_states = cast_like([h, new_n, new_d, new_m], [h_prev, *states[1:]])
         return ops.cast(output, self.compute_dtype), new_states
 
     def call(self, inputs, states, training=False):

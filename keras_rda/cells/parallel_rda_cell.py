@@ -5,6 +5,7 @@ from keras import ops
 
 from keras_rda.cells import attention_average
 from keras_rda.cells.attention_cell_base import AttentionCellBase
+from keras_rda.cells.attention_cell_base import cast_like
 from keras_rda.cells.attention_cell_base import per_block_initializer
 from keras_rda.utils import validation
 
@@ -196,24 +197,9 @@ class ParallelRDACell(AttentionCellBase):
 
     def call(self, inputs, states, training=False):
         inputs = self.drop_input(inputs, training)
-        numerator, denominator, log_scale = states
-        acc = self.accumulation_dtype
         z, log_a, log_gamma, positive = self.gate_terms(inputs)
-        new_n, new_d, new_m = attention_average.discounted_average_update(
-            ops.cast(numerator, acc),
-            ops.cast(denominator, acc),
-            ops.cast(log_scale, acc),
-            z,
-            log_a,
-            log_gamma=log_gamma,
-            positive=positive,
-        )
+        new_n, new_d, new_m = self.update_sums(states, z, log_a, log_gamma, positive)
         output = self.output_from_average(
             attention_average.weighted_average(new_n, new_d)
         )
-        new_states = [
-            ops.cast(new_n, numerator.dtype),
-            ops.cast(new_d, denominator.dtype),
-            ops.cast(new_m, log_scale.dtype),
-        ]
-        return output, new_states
+        return output, cast_like([new_n, new_d, new_m], states)

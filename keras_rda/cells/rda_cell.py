@@ -3,6 +3,8 @@
 import keras
 
 from keras_rda.cells.base_rda_cell import BaseRDACell
+from keras_rda.utils import validation
+from keras_rda.utils.arguments import constructor_arguments
 
 # The two variants named in the RDA paper, section 6.2:
 # (attention_activation, hidden_activation, output_activation).
@@ -11,6 +13,37 @@ VARIANTS = {
     "exp-tanh": ("exp", "linear", "tanh"),
 }
 _DEFAULTS = VARIANTS["sigmoid-id"]
+_ACTIVATIONS = ("attention_activation", "hidden_activation", "output_activation")
+
+
+def variant_activations(variant, *activations):
+    """The three activations `(f_a, f_h, f_o)` that `variant` names.
+
+    Args:
+        variant: None (the given activations stand) or a key of `VARIANTS`.
+        *activations: the given `attention_activation`, `hidden_activation`
+            and `output_activation`; each must be its default or the
+            variant's.
+
+    Returns:
+        `(attention_activation, hidden_activation, output_activation)`.
+    """
+    if variant is None:
+        return activations
+    if variant not in VARIANTS:
+        raise validation.invalid_value(
+            "variant", f"one of {', '.join(repr(v) for v in VARIANTS)} or None", variant
+        )
+    for name, value, default, wanted in zip(
+        _ACTIVATIONS, activations, _DEFAULTS, VARIANTS[variant]
+    ):
+        if value != default and value != wanted:
+            raise ValueError(
+                f"Received conflicting arguments `variant={variant!r}` "
+                f"and `{name}={value!r}`: variant {variant!r} uses "
+                f"{name}={wanted!r}. Pass one or the other."
+            )
+    return VARIANTS[variant]
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -140,41 +173,10 @@ class RDACell(BaseRDACell):
         initial_state_initializer="zeros",
         **kwargs,
     ):
-        if variant is not None:
-            if variant not in VARIANTS:
-                raise ValueError(
-                    "Received an invalid value for argument `variant`, expected "
-                    f"one of {', '.join(repr(v) for v in VARIANTS)} or None, "
-                    f"got {variant!r}"
-                )
-            given = (attention_activation, hidden_activation, output_activation)
-            for name, value, default, wanted in zip(
-                ("attention_activation", "hidden_activation", "output_activation"),
-                given,
-                _DEFAULTS,
-                VARIANTS[variant],
-            ):
-                if value != default and value != wanted:
-                    raise ValueError(
-                        f"Received conflicting arguments `variant={variant!r}` "
-                        f"and `{name}={value!r}`: variant {variant!r} uses "
-                        f"{name}={wanted!r}. Pass one or the other."
-                    )
-            attention_activation, hidden_activation, output_activation = VARIANTS[
-                variant
-            ]
-        super().__init__(
-            units,
-            discount=True,
-            attention_activation=attention_activation,
-            hidden_activation=hidden_activation,
-            output_activation=output_activation,
-            learn_initial_state=learn_initial_state,
-            use_bias=use_bias,
-            unit_discount_bias=unit_discount_bias,
-            kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer,
-            bias_initializer=bias_initializer,
-            initial_state_initializer=initial_state_initializer,
-            **kwargs,
+        attention_activation, hidden_activation, output_activation = (
+            variant_activations(
+                variant, attention_activation, hidden_activation, output_activation
+            )
         )
+        arguments = constructor_arguments(locals(), ["variant"])
+        super().__init__(discount=True, **arguments, **kwargs)

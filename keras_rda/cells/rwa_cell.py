@@ -4,6 +4,7 @@ import keras
 
 from keras_rda.cells.base_rda_cell import RWA_INITIAL_STATE_STDDEV
 from keras_rda.cells.base_rda_cell import BaseRDACell
+from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -105,16 +106,10 @@ class RWACell(BaseRDACell):
                 stddev=RWA_INITIAL_STATE_STDDEV
             )
         super().__init__(
-            units,
             discount=False,
             attention_activation="exp",
             hidden_activation="tanh",
             output_activation="linear",
-            learn_initial_state=learn_initial_state,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer,
-            bias_initializer=bias_initializer,
-            initial_state_initializer=initial_state_initializer,
+            **constructor_arguments(locals()),
             **kwargs,
         )

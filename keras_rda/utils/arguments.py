@@ -16,8 +16,9 @@ def constructor_arguments(local_variables, exclude=()):
     """The named arguments of a constructor, from its `locals()`.
 
     Args:
-        local_variables: `locals()`, taken as the constructor's first
-            statement (before any other local is bound).
+        local_variables: `locals()`, taken before the constructor binds
+            any local other than its arguments (an argument it has
+            replaced, e.g. a default resolved, is passed on replaced).
         exclude: names to leave out (arguments the constructor keeps).
 
     Returns:
