@@ -55,9 +55,10 @@ class AttentionCellBase(CellBase):
         use_bias: whether there is a `bias` `[num_blocks * units]`.
         unit_discount_bias: whether the last (discount) bias block starts
             at 1 (RDA paper, section 6.1).
-        **kwargs: `CellBase` arguments (`initializers`, which must set
-            `kernel_initializer` and `bias_initializer`, regularizers,
-            constraints, dropout, seed) and those of `keras.layers.Layer`.
+        **kwargs: `CellBase` arguments (`kernel_initializer` and
+            `bias_initializer`, which the subclass lists in
+            `config_arguments`, regularizers, constraints, dropout, seed)
+            and those of `keras.layers.Layer`.
     """
 
     #: Blocks of `units` in `kernel` and `bias`: u, g, a, gamma.

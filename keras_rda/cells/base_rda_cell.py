@@ -10,6 +10,7 @@ from keras_rda.cells.attention_cell_base import cast_like
 from keras_rda.cells.attention_cell_base import per_block_initializer
 from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
+from keras_rda.utils.arguments import constructor_arguments
 
 # How the gate weight matrices are drawn (see `BaseRDACell`).
 KERNEL_INIT_SCHEMES = ("paper", "per_block")
@@ -88,21 +89,11 @@ class BaseRDACell(AttentionCellBase):
         initial_state_initializer="zeros",
         **kwargs,
     ):
-        super().__init__(
-            units,
-            attention_activation=attention_activation,
-            hidden_activation=hidden_activation,
-            output_activation=output_activation,
-            use_bias=use_bias,
-            unit_discount_bias=bool(unit_discount_bias) and bool(discount),
-            initializers={
-                "kernel_initializer": kernel_initializer,
-                "recurrent_initializer": recurrent_initializer,
-                "bias_initializer": bias_initializer,
-                "initial_state_initializer": initial_state_initializer,
-            },
-            **kwargs,
+        unit_discount_bias = bool(unit_discount_bias) and bool(discount)
+        arguments = constructor_arguments(
+            locals(), ["discount", "learn_initial_state", "kernel_init_scheme"]
         )
+        super().__init__(**arguments, **kwargs)
         self.discount = bool(discount)
         self.learn_initial_state = bool(learn_initial_state)
         self.kernel_init_scheme = validation.one_of(

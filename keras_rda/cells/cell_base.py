@@ -53,23 +53,29 @@ class CellBase(keras.layers.Layer, DropoutRNNCell):
         dropout: float in [0, 1), the fraction of the step input to drop
             (one mask for all steps of a sequence, during training only).
         seed: the dropout seed.
-        initializers: `{argument name: value}` of `*_initializer`
-            arguments, stored under their names through
-            `keras.initializers.get`, in this order, before the dropout
-            seed generator is made (the order in which they draw their
-            seeds).
         **kwargs: for each group `g` of `weight_groups`, `g_regularizer` and
             `g_constraint` (default None); `recurrent_dropout` (float in
             [0, 1), the fraction of the recurrent vector to drop, one mask
             per sequence, training only) where there is a `recurrent`
-            group; the rest is passed to `keras.layers.Layer`.
+            group; any `*_initializer` of `config_arguments` the subclass
+            passes on (stored under its name through
+            `keras.initializers.get`, in `config_arguments` order, before
+            the dropout seed generator is made: the order in which they
+            draw their seeds); the rest is passed to `keras.layers.Layer`.
     """
 
     #: The groups of weights that share a regularizer and a constraint.
     weight_groups = WEIGHT_GROUPS
     config_arguments = ()
 
-    def __init__(self, units, dropout=0.0, seed=None, initializers=(), **kwargs):
+    def __init__(self, units, dropout=0.0, seed=None, **kwargs):
+        initializers = {
+            name: kwargs.pop(name)
+            for name in self.config_arguments
+            if isinstance(name, str)
+            and name.endswith("_initializer")
+            and name in kwargs
+        }
         options = {name: kwargs.pop(name, None) for name in self._group_arguments()}
         recurrent_dropout = (
             kwargs.pop("recurrent_dropout", 0.0) if self._has_recurrent else 0.0
@@ -80,7 +86,7 @@ class CellBase(keras.layers.Layer, DropoutRNNCell):
         # generator made without a seed both draw their seeds from Python's
         # global random state, so this order fixes the weights drawn under
         # `keras.utils.set_random_seed`.
-        for name, value in dict(initializers).items():
+        for name, value in initializers.items():
             setattr(self, name, keras.initializers.get(value))
         for name, value in options.items():
             get = (

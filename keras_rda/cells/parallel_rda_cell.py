@@ -8,6 +8,7 @@ from keras_rda.cells.attention_cell_base import AttentionCellBase
 from keras_rda.cells.attention_cell_base import cast_like
 from keras_rda.cells.attention_cell_base import per_block_initializer
 from keras_rda.utils import validation
+from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -129,25 +130,7 @@ class ParallelRDACell(AttentionCellBase):
         seed=None,
         **kwargs,
     ):
-        super().__init__(
-            units,
-            attention_activation=attention_activation,
-            hidden_activation=hidden_activation,
-            output_activation=output_activation,
-            use_bias=use_bias,
-            unit_discount_bias=unit_discount_bias,
-            initializers={
-                "kernel_initializer": kernel_initializer,
-                "bias_initializer": bias_initializer,
-            },
-            kernel_regularizer=kernel_regularizer,
-            bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint,
-            bias_constraint=bias_constraint,
-            dropout=dropout,
-            seed=seed,
-            **kwargs,
-        )
+        super().__init__(**constructor_arguments(locals()), **kwargs)
         self.state_size = [self.units] * 3
 
     def build(self, input_shape):
