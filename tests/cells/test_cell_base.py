@@ -135,3 +135,83 @@ def test_config_carries_the_arguments(name):
 def test_bad_dropout_rates(name, argument, value):
     with pytest.raises(ValueError, match=f"argument `{argument}`"):
         CELLS[name](**{argument: value})
+
+
+# The RWA / RDA cells (a fourth group, `initial_state`) and the parallel RDA
+# cell (no recurrent weights, so no recurrent group and no recurrent dropout)
+# take the same arguments through `CellBase`.
+ATTENTION_CELLS = {
+    "rda": lambda **kw: keras_rda.RDACell(4, learn_initial_state=True, **kw),
+    "rwa": lambda **kw: keras_rda.RWACell(4, **kw),
+    "parallel_rda": lambda **kw: keras_rda.ParallelRDACell(4, **kw),
+}
+_RDA_GROUPS = {
+    "kernel": ["kernel"],
+    "recurrent": ["recurrent_kernel"],
+    "bias": ["bias"],
+    "initial_state": ["initial_state"],
+}
+ATTENTION_GROUPS = {
+    "rda": _RDA_GROUPS,
+    "rwa": _RDA_GROUPS,
+    "parallel_rda": {"kernel": ["kernel"], "bias": ["bias"]},
+}
+
+
+@pytest.mark.parametrize(
+    "name, group",
+    [
+        (name, group)
+        for name in sorted(ATTENTION_GROUPS)
+        for group in ATTENTION_GROUPS[name]
+    ],
+)
+def test_attention_cells_regularizer_adds_the_groups_penalty(name, group, rng):
+    cell = ATTENTION_CELLS[name](**{f"{group}_regularizer": keras.regularizers.L2(0.1)})
+    layer = keras.layers.RNN(cell)
+    layer(_inputs(rng))
+    for weight in cell.weights:
+        weight.assign(rng.normal(size=weight.shape).astype("float32"))
+    weights = {w.name: np.asarray(w) for w in cell.weights}
+    names = ATTENTION_GROUPS[name][group]
+    expected = sum(0.1 * np.sum(weights[n] ** 2) for n in names)
+    assert len(layer.losses) == len(names)
+    assert float(sum(layer.losses)) == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(ATTENTION_CELLS))
+def test_attention_cells_config_holds_exactly_their_groups(name):
+    groups = ATTENTION_GROUPS[name]
+    arguments = {f"{group}_constraint": "non_neg" for group in groups}
+    arguments.update(kernel_regularizer="l2", dropout=0.25, seed=7)
+    if "recurrent" in groups:
+        arguments["recurrent_dropout"] = 0.1
+    cell = ATTENTION_CELLS[name](**arguments)
+    config = cell.get_config()
+    for group in ("kernel", "recurrent", "bias", "initial_state"):
+        for kind in ("regularizer", "constraint"):
+            assert (f"{group}_{kind}" in config) == (group in groups)
+    assert ("recurrent_dropout" in config) == ("recurrent" in groups)
+    again = type(cell).from_config(config)
+    assert again.get_config() == config
+    for group in groups:
+        assert isinstance(
+            getattr(again, f"{group}_constraint"), keras.constraints.NonNeg
+        )
+    assert isinstance(again.kernel_regularizer, keras.regularizers.L2)
+    assert (again.dropout, again.seed) == (0.25, 7)
+
+
+@pytest.mark.parametrize(
+    "argument, value",
+    [
+        ("recurrent_regularizer", "l2"),
+        ("recurrent_constraint", "non_neg"),
+        ("recurrent_dropout", 0.5),
+        ("initial_state_regularizer", "l2"),
+    ],
+)
+def test_parallel_rda_cell_takes_no_recurrent_arguments(argument, value):
+    with pytest.raises(ValueError, match=argument):
+        keras_rda.ParallelRDACell(4, **{argument: value})
+    assert keras_rda.ParallelRDACell(4).recurrent_dropout == 0.0
