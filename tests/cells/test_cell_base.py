@@ -50,6 +50,29 @@ GROUPS = {
 }
 
 
+# The RWA / RDA cells (a fourth group, `initial_state`) and the parallel RDA
+# cell (no recurrent weights, so no recurrent group and no recurrent dropout)
+# take the same arguments through `CellBase`.
+ATTENTION_CELLS = {
+    "rda": lambda **kw: keras_rda.RDACell(4, learn_initial_state=True, **kw),
+    "rwa": lambda **kw: keras_rda.RWACell(4, **kw),
+    "parallel_rda": lambda **kw: keras_rda.ParallelRDACell(4, **kw),
+}
+_RDA_GROUPS = {
+    "kernel": ["kernel"],
+    "recurrent": ["recurrent_kernel"],
+    "bias": ["bias"],
+    "initial_state": ["initial_state"],
+}
+ATTENTION_GROUPS = {
+    "rda": _RDA_GROUPS,
+    "rwa": _RDA_GROUPS,
+    "parallel_rda": {"kernel": ["kernel"], "bias": ["bias"]},
+}
+ALL_CELLS = {**CELLS, **ATTENTION_CELLS}
+ALL_GROUPS = {**GROUPS, **ATTENTION_GROUPS}
+
+
 def _inputs(rng, batch=3, steps=6, features=5):
     return rng.normal(size=(batch, steps, features)).astype("float32")
 
@@ -75,17 +98,19 @@ def test_dropout_changes_training_outputs_only(name, argument, rng):
     np.testing.assert_allclose(np.asarray(plain(x, training=True)), reference, 1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(CELLS))
-@pytest.mark.parametrize("group", ["kernel", "recurrent", "bias"])
+@pytest.mark.parametrize(
+    "name, group",
+    [(name, group) for name in sorted(ALL_GROUPS) for group in ALL_GROUPS[name]],
+)
 def test_regularizer_adds_the_groups_penalty(name, group, rng):
-    cell = CELLS[name](**{f"{group}_regularizer": keras.regularizers.L2(0.1)})
+    cell = ALL_CELLS[name](**{f"{group}_regularizer": keras.regularizers.L2(0.1)})
     layer = keras.layers.RNN(cell)
     layer(_inputs(rng))
     for weight in cell.weights:  # non-zero everywhere (some biases start at 0)
         weight.assign(rng.normal(size=weight.shape).astype("float32"))
     weights = {w.name: np.asarray(w) for w in cell.weights}
-    expected = sum(0.1 * np.sum(weights[n] ** 2) for n in GROUPS[name][group])
-    assert len(layer.losses) == len(GROUPS[name][group])
+    expected = sum(0.1 * np.sum(weights[n] ** 2) for n in ALL_GROUPS[name][group])
+    assert len(layer.losses) == len(ALL_GROUPS[name][group])
     assert float(sum(layer.losses)) == pytest.approx(expected, rel=1e-5)
 
 
@@ -135,48 +160,6 @@ def test_config_carries_the_arguments(name):
 def test_bad_dropout_rates(name, argument, value):
     with pytest.raises(ValueError, match=f"argument `{argument}`"):
         CELLS[name](**{argument: value})
-
-
-# The RWA / RDA cells (a fourth group, `initial_state`) and the parallel RDA
-# cell (no recurrent weights, so no recurrent group and no recurrent dropout)
-# take the same arguments through `CellBase`.
-ATTENTION_CELLS = {
-    "rda": lambda **kw: keras_rda.RDACell(4, learn_initial_state=True, **kw),
-    "rwa": lambda **kw: keras_rda.RWACell(4, **kw),
-    "parallel_rda": lambda **kw: keras_rda.ParallelRDACell(4, **kw),
-}
-_RDA_GROUPS = {
-    "kernel": ["kernel"],
-    "recurrent": ["recurrent_kernel"],
-    "bias": ["bias"],
-    "initial_state": ["initial_state"],
-}
-ATTENTION_GROUPS = {
-    "rda": _RDA_GROUPS,
-    "rwa": _RDA_GROUPS,
-    "parallel_rda": {"kernel": ["kernel"], "bias": ["bias"]},
-}
-
-
-@pytest.mark.parametrize(
-    "name, group",
-    [
-        (name, group)
-        for name in sorted(ATTENTION_GROUPS)
-        for group in ATTENTION_GROUPS[name]
-    ],
-)
-def test_attention_cells_regularizer_adds_the_groups_penalty(name, group, rng):
-    cell = ATTENTION_CELLS[name](**{f"{group}_regularizer": keras.regularizers.L2(0.1)})
-    layer = keras.layers.RNN(cell)
-    layer(_inputs(rng))
-    for weight in cell.weights:
-        weight.assign(rng.normal(size=weight.shape).astype("float32"))
-    weights = {w.name: np.asarray(w) for w in cell.weights}
-    names = ATTENTION_GROUPS[name][group]
-    expected = sum(0.1 * np.sum(weights[n] ** 2) for n in names)
-    assert len(layer.losses) == len(names)
-    assert float(sum(layer.losses)) == pytest.approx(expected, rel=1e-5)
 
 
 @pytest.mark.parametrize("name", sorted(ATTENTION_CELLS))
