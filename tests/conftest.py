@@ -59,15 +59,6 @@ KNOWN_BACKEND_FAILURES = {
     ): "Keras's JAX rnn repeats states[0] on masked steps as the output; "
     "ParallelRDACell's states[0] is the scaled numerator, not its output "
     "(the state itself is kept right; the ParallelRDA layer is not affected)",
-    **{
-        ("jax", f"tests/memory/test_serialization.py::{test}"): "model.export "
-        "of a DNC/NTM on JAX: jax2tf fails tracing the gradient for the "
-        "SavedModel ('Error when tracing gradients for SavedModel')"
-        for test in (
-            "test_keras_file_and_savedmodel_round_trips[dnc-schedule0-LSTMCell-True]",
-            "test_keras_file_and_savedmodel_round_trips[ntm-schedule1-GRUCell-True]",
-        )
-    },
 }
 # Checks that do not depend on the backend, run once (in the TensorFlow run).
 BACKEND_INDEPENDENT = {
