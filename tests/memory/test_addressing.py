@@ -48,6 +48,21 @@ def test_cosine_similarity_of_zero_vectors_is_zero_with_finite_gradient():
         assert np.all(np.isfinite(g))
 
 
+def test_product_over_heads_equals_numpy_product_with_exact_gradient(rng):
+    x = rng.uniform(0.1, 1.0, size=(2, 3, 4)).astype("float32")
+    x[0, 1, 2] = 0.0  # a zero factor: the others' gradient is 0 there
+    got = _np(addressing.product_over_heads(ops.convert_to_tensor(x)))
+    np.testing.assert_allclose(got, np.prod(x, axis=1), rtol=1e-6)
+    total, (grad,) = value_and_grad(
+        lambda v: ops.sum(addressing.product_over_heads(v)), x
+    )
+    assert total == pytest.approx(np.prod(x, axis=1).sum(), rel=1e-6)
+    # d/dx_h prod_k x_k = prod_{k != h} x_k.
+    want = np.stack([np.prod(np.delete(x, h, axis=1), axis=1) for h in range(3)], 1)
+    np.testing.assert_allclose(grad, want, rtol=1e-6)
+    assert grad[0, 1, 2] != 0.0 and grad[0, 0, 2] == 0.0
+
+
 def test_allocation_matches_numpy_and_picks_least_used(rng):
     usage = rng.random((6, 5)).astype("float32")
     usage[0] = [1.0, 1.0, 0.0, 1.0, 1.0]
