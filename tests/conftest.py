@@ -40,11 +40,11 @@ TENSORFLOW_ONLY = {
     ),
     **{
         "tests/cli/test_main.py::"
-        f"test_user_errors_are_one_line_with_status_2[{case}-": (
+        f"test_user_errors_are_one_line_with_status_2[{case}]": (
             "an enwik8 error case: on another backend `keras-rda enwik8` answers "
             "first, in one line, that it needs TensorFlow"
         )
-        for case in ("argv11", "argv12")
+        for case in ("argv11---data", "argv12---steps")
     },
     "tests/test_notebooks.py::test_notebook_runs": "the notebooks run the "
     "enwik8 loop and load SavedModels with tf.saved_model",
