@@ -13,7 +13,7 @@ def loss_and_gradients(layer, inputs, loss_fn, jit=False, **call_kwargs):
     """Value and gradients of `loss_fn(layer(inputs, **call_kwargs))`.
 
     Args:
-        layer: a built Keras layer.
+        layer: a Keras layer (built on first use, as by a call).
         inputs: NumPy array, the layer's input.
         loss_fn: maps the layer's output (a tensor or list) to a scalar.
         jit: whether to compile the computation with XLA.
@@ -44,6 +44,8 @@ def loss_and_gradients(layer, inputs, loss_fn, jit=False, **call_kwargs):
     elif backend == "jax":
         import jax
 
+        if not layer.built:  # as a first call would (stateless_call does not)
+            layer(inputs, **call_kwargs)
         trainable = [v.value for v in layer.trainable_variables]
         non_trainable = [v.value for v in layer.non_trainable_variables]
 
