@@ -124,10 +124,6 @@ def _associative_scan(features, log_a, log_gamma, positive, initial_state):
 def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_size):
     """Every prefix by chunks: local scans, a scan of carries, a combination."""
     static_length = features.shape[1]
-    if not isinstance(static_length, int):
-        # None, or a symbolic dimension (`model.export` on JAX traces with
-        # one), which Python comparisons cannot decide: a dynamic length.
-        static_length = None
     if static_length is not None:
         chunk_size = max(1, min(chunk_size, static_length))
     batch, length = ops.shape(features)[0], ops.shape(features)[1]
@@ -138,14 +134,11 @@ def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_siz
         at the end (the padding comes after the last real step, so it never
         reaches an output or the final state). `c` is `units` or 1."""
         channels = 1 if x.shape[-1] == 1 else units
-        num_chunks = (length + chunk_size - 1) // chunk_size
         if static_length is None or static_length % chunk_size:
-            # (Written as num_chunks * chunk_size - length so that a symbolic
-            # length gives a padded length JAX can divide by chunk_size.)
-            pad = num_chunks * chunk_size - length
+            pad = (chunk_size - length % chunk_size) % chunk_size
             filler = ops.full((batch, pad, channels), pad_value, dtype=x.dtype)
             x = ops.concatenate([x, filler], axis=1)
-        return ops.reshape(x, (batch, num_chunks, chunk_size, channels))
+        return ops.reshape(x, (batch, -1, chunk_size, channels))
 
     z = to_chunks(features, 0)
     la = to_chunks(log_a, 0)
