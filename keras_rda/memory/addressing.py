@@ -15,9 +15,28 @@ Numerics: every division and square root is guarded so that all-zero memory
 and all-zero keys (the initial state) give finite values and finite gradients.
 """
 
+import functools
+import operator
+
 from keras import ops
 
 EPSILON = 1e-6
+
+
+def product_over_heads(x):
+    """`prod_h x[:, h]` over the (static) heads axis 1, as products of slices.
+
+    Equal to `ops.prod(x, axis=1)`; written out because JAX's derivative of
+    `prod` needs every dimension known, and `model.export` on JAX takes it
+    with a symbolic batch size.
+
+    Args:
+        x: `[B, H, ...]`.
+
+    Returns:
+        `[B, ...]`.
+    """
+    return functools.reduce(operator.mul, [x[:, h] for h in range(x.shape[1])])
 
 
 def oneplus(x):
@@ -78,7 +97,7 @@ def retention(free_gates, prev_read_weights):
     Returns:
         `[B, N]` in [0, 1].
     """
-    return ops.prod(1.0 - free_gates[:, :, None] * prev_read_weights, axis=1)
+    return product_over_heads(1.0 - free_gates[:, :, None] * prev_read_weights)
 
 
 def update_usage(prev_usage, prev_write_weights, free_gates, prev_read_weights):
@@ -96,7 +115,7 @@ def update_usage(prev_usage, prev_write_weights, free_gates, prev_read_weights):
     Returns:
         `[B, N]` in [0, 1].
     """
-    write = 1.0 - ops.prod(1.0 - prev_write_weights, axis=1)
+    write = 1.0 - product_over_heads(1.0 - prev_write_weights)
     usage = prev_usage + (1.0 - prev_usage) * write
     return usage * retention(free_gates, prev_read_weights)
 
@@ -106,7 +125,8 @@ def allocation_weights(usage, epsilon=EPSILON):
 
     `phi` sorts the slots by ascending usage (the free list). As in DeepMind's
     `dnc`, usage is first squashed to `[eps, 1]` so that the products stay
-    differentiable, and the sort is done with `top_k` on `1 - usage`.
+    differentiable. The sort is a stable `argsort` (ties: the lower index
+    first), which, unlike `top_k`, a SavedModel exported from JAX can run.
 
     Args:
         usage: `[B, N]` in [0, 1].
@@ -118,7 +138,7 @@ def allocation_weights(usage, epsilon=EPSILON):
     usage = epsilon + (1.0 - epsilon) * usage
     num_slots = ops.shape(usage)[-1]
     # The free list phi (indices only; no gradient flows through the sort).
-    _, free_list = ops.top_k(ops.stop_gradient(1.0 - usage), k=num_slots)
+    free_list = ops.argsort(ops.stop_gradient(usage), axis=-1)
     # permutation[b, j, i] = 1 where i = phi_j: sorting and unsorting are
     # products with it (XLA-friendly inside a cond, unlike gathers).
     permutation = ops.one_hot(free_list, num_slots, dtype=usage.dtype)
@@ -268,7 +288,7 @@ def erase_and_write(memory, write_weights, erase_vectors, write_vectors):
         `[B, N, W]`.
     """
     erase = write_weights[:, :, :, None] * erase_vectors[:, :, None, :]
-    keep = ops.prod(1.0 - erase, axis=1)
+    keep = product_over_heads(1.0 - erase)
     add = ops.matmul(ops.transpose(write_weights, (0, 2, 1)), write_vectors)
     return memory * keep + add
 

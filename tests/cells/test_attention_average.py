@@ -3,11 +3,12 @@
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 
 import keras_rda
 from keras_rda.cells import attention_average
 from tests.cells import numpy_reference as ref
+from tests.layers.gradients import loss_and_gradients
+from tests.layers.gradients import value_and_grad
 
 
 def scaled_weights(layer, rng, input_dim, discount, scale):
@@ -96,66 +97,68 @@ def test_ten_thousand_steps_with_huge_logits_finite_outputs_and_gradients(
     weights[2] = weights[2] * 1000.0
     layer.cell.set_weights(weights)
     del params
-    x = tf.constant(rng.normal(size=(2, 10_000, 2)).astype(np.float32))
-
-    @tf.function(jit_compile=True)  # XLA: the 10,000-step loop in seconds
-    def forward_backward(x):
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y = layer(x)
-            loss = tf.reduce_mean(y)
-        return y, tape.gradient(loss, layer.trainable_weights + [x])
-
-    y, grads = forward_backward(x)
-    assert np.isfinite(np.asarray(y)).all()
+    x = rng.normal(size=(2, 10_000, 2)).astype(np.float32)
+    # XLA: the 10,000-step loop in seconds.
+    (y,), _, grads = loss_and_gradients(layer, x, keras.ops.mean, jit=True)
+    assert np.isfinite(y).all()
+    assert len(grads) == len(layer.trainable_weights) + 1
     for g in grads:
-        assert np.isfinite(np.asarray(g)).all()
+        assert np.isfinite(g).all()
     # The unit still responds to its input at the end of the sequence.
-    assert np.asarray(y)[:, -100:].std() > 0
+    assert y[:, -100:].std() > 0
 
 
 def test_discount_to_zero_and_tiny_attention_do_not_make_zero_over_zero():
     """gamma -> 0 every step with sigmoid attention of e^-120: in float32
     d_t = gamma d + a underflows to exactly 0; the scaled form keeps d >= 1."""
-    n = tf.zeros((1, 2))
-    d = tf.zeros((1, 2))
-    m = tf.zeros((1, 2))
-    z = tf.constant([[0.3, -0.7]])
+    n = d = m = keras.ops.zeros((1, 2))
+    z = keras.ops.convert_to_tensor([[0.3, -0.7]])
     for _ in range(50):
         log_a, positive = attention_average.log_attention(
-            tf.fill((1, 2), -120.0), "sigmoid"
+            keras.ops.full((1, 2), -120.0), "sigmoid"
         )
         n, d, m = attention_average.discounted_average_update(
-            n, d, m, z, log_a, log_gamma=tf.fill((1, 2), -200.0), positive=positive
+            n,
+            d,
+            m,
+            z,
+            log_a,
+            log_gamma=keras.ops.full((1, 2), -200.0),
+            positive=positive,
         )
-        assert (np.asarray(d) >= 1.0).all()
+        assert (keras.ops.convert_to_numpy(d) >= 1.0).all()
     np.testing.assert_allclose(
-        np.asarray(attention_average.weighted_average(n, d)), np.asarray(z), rtol=1e-6
+        keras.ops.convert_to_numpy(attention_average.weighted_average(n, d)),
+        [[0.3, -0.7]],
+        rtol=1e-6,
     )
 
 
 def test_relu_with_no_attention_yet_gives_zero_average_and_finite_gradient():
-    n = d = m = tf.zeros((1, 3))
-    z = tf.constant([[1.0, 2.0, 3.0]])
-    logits = tf.Variable([[-1.0, 0.0, 2.0]])
-    with tf.GradientTape() as tape:
+    z = np.array([[1.0, 2.0, 3.0]], np.float32)
+    logits = np.array([[-1.0, 0.0, 2.0]], np.float32)
+
+    def average(logits):
+        n = d = m = keras.ops.zeros((1, 3))
         log_a, positive = attention_average.log_attention(logits, "relu")
         n2, d2, _ = attention_average.discounted_average_update(
-            n, d, m, z, log_a, positive=positive
+            n, d, m, keras.ops.convert_to_tensor(z), log_a, positive=positive
         )
-        avg = attention_average.weighted_average(n2, d2)
-        loss = tf.reduce_sum(avg)
-    np.testing.assert_allclose(np.asarray(avg), [[0.0, 0.0, 3.0]])
-    grad = tape.gradient(loss, logits)
-    assert np.isfinite(np.asarray(grad)).all()
+        return attention_average.weighted_average(n2, d2)
+
+    avg = keras.ops.convert_to_numpy(average(keras.ops.convert_to_tensor(logits)))
+    np.testing.assert_allclose(avg, [[0.0, 0.0, 3.0]])
+    loss, (grad,) = value_and_grad(lambda lg: keras.ops.sum(average(lg)), logits)
+    assert loss == pytest.approx(3.0)
+    assert grad.shape == (1, 3) and np.isfinite(grad).all()
 
 
 def test_softplus_log_is_accurate_far_in_the_tail():
-    x = tf.constant([-500.0, -40.0, -20.5, -19.5, 0.0, 30.0])
-    got, _ = attention_average.log_attention(x, "softplus")
-    want = np.log(np.log1p(np.exp(np.asarray(x, np.float64))))
+    x = np.array([-500.0, -40.0, -20.5, -19.5, 0.0, 30.0], np.float32)
+    got, _ = attention_average.log_attention(keras.ops.convert_to_tensor(x), "softplus")
+    want = np.log(np.log1p(np.exp(x.astype(np.float64))))
     want[0] = -500.0  # log(softplus(x)) = x - e^x/2 + ... to float64 precision
-    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(got), want, rtol=1e-6)
 
 
 def test_mixed_precision_training_stays_finite():

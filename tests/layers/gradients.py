@@ -1,7 +1,8 @@
-"""Gradients of a layer's loss on the TensorFlow, JAX and PyTorch backends alike.
+"""Gradients on the TensorFlow, JAX and PyTorch backends alike.
 
-The layer tests run under either `KERAS_BACKEND`; this is the one place
-that knows how each backend differentiates.
+The tests run under any `KERAS_BACKEND`; this is the one place that knows
+how each backend differentiates: `loss_and_gradients` for a layer's loss,
+`value_and_grad` for a plain function of arrays.
 """
 
 import keras
@@ -12,7 +13,7 @@ def loss_and_gradients(layer, inputs, loss_fn, jit=False, **call_kwargs):
     """Value and gradients of `loss_fn(layer(inputs, **call_kwargs))`.
 
     Args:
-        layer: a built Keras layer.
+        layer: a Keras layer (built on first use, as by a call).
         inputs: NumPy array, the layer's input.
         loss_fn: maps the layer's output (a tensor or list) to a scalar.
         jit: whether to compile the computation with XLA.
@@ -38,9 +39,13 @@ def loss_and_gradients(layer, inputs, loss_fn, jit=False, **call_kwargs):
         if jit:
             compute = tf.function(compute, jit_compile=True)
         outputs, loss, grads = compute(tf.constant(inputs))
+        if any(g is None for g in grads):
+            raise ValueError("the loss does not depend on every weight and the inputs")
     elif backend == "jax":
         import jax
 
+        if not layer.built:  # as a first call would (stateless_call does not)
+            layer(inputs, **call_kwargs)
         trainable = [v.value for v in layer.trainable_variables]
         non_trainable = [v.value for v in layer.non_trainable_variables]
 
@@ -75,6 +80,53 @@ def loss_and_gradients(layer, inputs, loss_fn, jit=False, **call_kwargs):
         float(loss),
         [np.asarray(g) for g in grads],
     )
+
+
+def value_and_grad(fn, *arrays, jit=False):
+    """Value of `fn(*arrays)` and its gradients with respect to each array.
+
+    Args:
+        fn: maps backend tensors (one per array) to a scalar, with
+            `keras.ops` only.
+        *arrays: NumPy arrays (floating point), the arguments of `fn`.
+        jit: whether to compile the computation with XLA.
+
+    Returns:
+        `(value, gradients)`: the value (float) and one NumPy gradient per
+        array, of the array's shape.
+    """
+    backend = keras.backend.backend()
+    arrays = [np.asarray(a) for a in arrays]
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        def compute(*xs):
+            with tf.GradientTape() as tape:
+                for x in xs:
+                    tape.watch(x)
+                value = fn(*xs)
+            return value, tape.gradient(value, list(xs))
+
+        if jit:
+            compute = tf.function(compute, jit_compile=True)
+        value, grads = compute(*(tf.constant(a) for a in arrays))
+        if any(g is None for g in grads):
+            raise ValueError("`fn` does not depend on every array (a None gradient)")
+    elif backend == "jax":
+        import jax
+
+        compute = jax.value_and_grad(fn, argnums=tuple(range(len(arrays))))
+        if jit:
+            compute = jax.jit(compute)
+        value, grads = compute(*(jax.numpy.asarray(a) for a in arrays))
+    else:  # torch
+        import torch
+
+        xs = [torch.tensor(a, requires_grad=True) for a in arrays]
+        value = fn(*xs)
+        grads = [g.detach() for g in torch.autograd.grad(value, xs)]
+        value = value.detach()
+    return float(value), [np.asarray(g) for g in grads]
 
 
 def enable_float64():

@@ -12,6 +12,7 @@ import pytest
 
 import keras_rda
 from tests.cells import parallel_rda_reference as reference
+from tests.layers.gradients import loss_and_gradients
 
 METHODS = ["chunked", "associative"]
 
@@ -47,6 +48,29 @@ def assert_close(actual, expected, tol=2e-5):
         np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=tol, atol=tol)
 
 
+def assert_matches_rnn(ours, theirs, mask, tol=2e-5, go_backwards=False, zeros=False):
+    """`ParallelRDA` outputs against `RNN(ParallelRDACell)`'s, and masking.
+
+    The states everywhere and the sequence at the real steps equal the RNN's;
+    at a masked step the sequence repeats the last real output (0 before the
+    first), or is 0 with `zeros` (`zero_output_for_mask`). The RNN's own
+    masked steps are not compared: Keras's JAX loop outputs states[0] there.
+    """
+    ours, theirs = ([np.asarray(v) for v in each] for each in (ours, theirs))
+    assert_close(ours[1:], theirs[1:], tol)
+    in_order = mask[:, ::-1] if go_backwards else mask  # the outputs' order
+    real = in_order[..., None]
+    assert_close([ours[0] * real], [theirs[0] * real], tol)
+    for b, row in enumerate(ours[0]):
+        last = np.zeros_like(row[0])
+        for t, is_real in enumerate(in_order[b]):
+            if is_real:
+                last = row[t]
+            else:
+                want = 0.0 if zeros else last
+                np.testing.assert_allclose(row[t], want, rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize(
     "length,chunk_size", [(1, 8), (7, 8), (8, 8), (29, 8), (50, 64)]
@@ -61,27 +85,49 @@ def test_layer_equals_rnn_of_cell_with_masks(
     layer, rnn = layer_pair(
         params, 3, chunk_size, method, attention_activation=attention
     )
-    assert_close(layer(x, mask=mask), rnn(x, mask=mask))
+    (ours, *our_states), (theirs, *their_states) = (
+        [keras.ops.convert_to_numpy(v) for v in each(x, mask=mask)]
+        for each in (layer, rnn)
+    )
+    # Every step against the NumPy reference (masked steps repeat the last
+    # real output); the RNN of the cell at the real steps (at masked steps
+    # Keras's JAX loop repeats states[0], not the output) and its states.
     expected, _, _ = reference.run(params, x, attention, mask=mask)
-    np.testing.assert_allclose(np.asarray(layer(x, mask=mask)[0]), expected, atol=3e-5)
+    np.testing.assert_allclose(ours, expected, atol=3e-5)
+    real = mask[..., None]
+    assert_close([ours * real], [theirs * real])
+    assert_close(our_states, their_states)
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_gradients_equal_rnn_of_cell(method, rng):
-    import tensorflow as tf
-
     params = reference.random_params(rng, 2, 3)
-    x = tf.constant(rng.normal(size=(2, 21, 2)).astype(np.float32))
-    mask = tf.constant(rng.random((2, 21)) > 0.2)
+    x = rng.normal(size=(2, 21, 2)).astype(np.float32)
+    mask = rng.random((2, 21)) > 0.2
+    mask[1, -3:] = False  # trailing padding: the final state is held
     layer, rnn = layer_pair(params, 2, 4, method, attention_activation="exp")
-    grads = []
-    for each in (layer, rnn):
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            outputs, *states = each(x, mask=mask)
-            loss = tf.reduce_sum(outputs**2) + tf.reduce_sum(outputs[:, -1])
-        grads.append(tape.gradient(loss, [x, *each.trainable_weights]))
-    assert_close(grads[0], grads[1], tol=1e-4)
+    # A masked step repeats the last real output (zeros before the first):
+    # the sum of squares over every step of the layer's output is, on the
+    # RNN's, a sum over the real steps weighted by 1 + the masked steps
+    # that repeat each. (Keras's JAX loop repeats states[0] at masked steps,
+    # so the RNN's outputs are compared at real steps only.)
+    repeats = np.zeros(mask.shape, np.float32)
+    for b, t in zip(*np.nonzero(mask)):
+        later = np.flatnonzero(mask[b, t + 1 :])  # the next real steps
+        repeats[b, t] = 1 + (later[0] if later.size else mask.shape[1] - t - 1)
+
+    def loss_fn(outputs, weights=None):
+        sequence, *states = outputs
+        squares = sequence**2 if weights is None else weights[..., None] * sequence**2
+        return keras.ops.sum(squares) + sum(keras.ops.sum(s) for s in states)
+
+    got = loss_and_gradients(layer, x, loss_fn, mask=mask)
+    weights = keras.ops.convert_to_tensor(repeats)
+    want = loss_and_gradients(rnn, x, lambda o: loss_fn(o, weights), mask=mask)
+    assert got[1] == pytest.approx(want[1], rel=1e-5)
+    assert len(got[2]) == len(layer.trainable_weights) + 1
+    assert all(np.any(g != 0) for g in got[2])
+    assert_close(got[2], want[2], tol=1e-4)
 
 
 def test_ten_thousand_steps_match_reference_and_cell(rng):
@@ -96,7 +142,7 @@ def test_ten_thousand_steps_match_reference_and_cell(rng):
         for each in (layer, rnn)
     ]
     ours, theirs = (m.predict_on_batch([x, mask]) for m in compiled)
-    assert_close(ours, theirs, tol=1e-4)
+    assert_matches_rnn(ours, theirs, mask, tol=1e-4)
     expected, n_ref, d_ref = reference.run(params, x, mask=mask)
     np.testing.assert_allclose(ours[0], expected, atol=1e-4)
     n, d, m = ours[1:]
@@ -145,13 +191,17 @@ def test_go_backwards_and_zero_output_for_mask_match_rnn(zero_output_for_mask, r
     layer, rnn = layer_pair(
         params, 2, 4, go_backwards=True, zero_output_for_mask=zero_output_for_mask
     )
-    assert_close(layer(x, mask=mask), rnn(x, mask=mask))
+    assert_matches_rnn(
+        layer(x, mask=mask),
+        rnn(x, mask=mask),
+        mask,
+        go_backwards=True,
+        zeros=zero_output_for_mask,
+    )
 
 
 @pytest.mark.parametrize("attention", ["exp", "sigmoid", "softplus", "relu"])
 def test_no_nan_or_inf_for_ten_thousand_steps_with_huge_logits(attention, rng):
-    import tensorflow as tf
-
     layer = keras_rda.ParallelRDA(
         3, attention_activation=attention, return_sequences=True
     )
@@ -159,17 +209,17 @@ def test_no_nan_or_inf_for_ten_thousand_steps_with_huge_logits(attention, rng):
     kernel, bias = layer.get_weights()
     # Attention and discount logits in the thousands, of both signs.
     layer.set_weights([kernel * 3000.0, bias])
-    x = tf.constant(rng.normal(size=(2, 10_000, 2)).astype(np.float32))
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        outputs = layer(x)
-        loss = tf.reduce_sum(outputs)
-    grads = tape.gradient(loss, [x, *layer.trainable_weights])
-    outputs = np.asarray(outputs)
+    x = rng.normal(size=(2, 10_000, 2)).astype(np.float32)
+    (outputs,), _, grads = loss_and_gradients(layer, x, keras.ops.sum)
     assert np.isfinite(outputs).all()
-    assert all(np.isfinite(np.asarray(g)).all() for g in grads)
-    # The output is an average of features z (f_h, f_o linear): within their range.
-    z = np.asarray(layer.cell.gate_terms(x)[0])
+    assert len(grads) == len(layer.trainable_weights) + 1
+    assert all(np.isfinite(g).all() for g in grads)
+    # The output is an average of features z (f_h, f_o linear): within their
+    # range; with ReLU attention, before the first positive attention weight
+    # it is the empty average, 0.
+    z = keras.ops.convert_to_numpy(layer.cell.gate_terms(x)[0])
+    if attention == "relu":
+        z = np.append(z, 0.0)
     assert (outputs <= z.max() + 1e-3).all() and (outputs >= z.min() - 1e-3).all()
 
 

@@ -6,6 +6,7 @@ import pytest
 from keras import ops
 
 from keras_rda.memory import addressing
+from tests.layers.gradients import value_and_grad
 from tests.memory import numpy_reference as ref
 
 
@@ -32,18 +33,34 @@ def test_content_weights_match_numpy(rng):
 
 
 def test_cosine_similarity_of_zero_vectors_is_zero_with_finite_gradient():
-    import tensorflow as tf
-
-    memory = tf.Variable(tf.zeros((1, 3, 4)))
-    keys = tf.Variable(tf.zeros((1, 2, 4)))
-    with tf.GradientTape() as tape:
-        sim = addressing.cosine_similarity(memory, keys)
-        total = tf.reduce_sum(sim)
-    grads = tape.gradient(total, [memory, keys])
+    memory = np.zeros((1, 3, 4), np.float32)
+    keys = np.zeros((1, 2, 4), np.float32)
+    sim = addressing.cosine_similarity(
+        keras.ops.convert_to_tensor(memory), keras.ops.convert_to_tensor(keys)
+    )
     np.testing.assert_array_equal(_np(sim), 0.0)
+    total, grads = value_and_grad(
+        lambda m, k: keras.ops.sum(addressing.cosine_similarity(m, k)), memory, keys
+    )
+    assert total == 0.0
+    assert [g.shape for g in grads] == [memory.shape, keys.shape]
     for g in grads:
-        assert g is not None
-        assert np.all(np.isfinite(_np(g)))
+        assert np.all(np.isfinite(g))
+
+
+def test_product_over_heads_equals_numpy_product_with_exact_gradient(rng):
+    x = rng.uniform(0.1, 1.0, size=(2, 3, 4)).astype("float32")
+    x[0, 1, 2] = 0.0  # a zero factor: the others' gradient is 0 there
+    got = _np(addressing.product_over_heads(ops.convert_to_tensor(x)))
+    np.testing.assert_allclose(got, np.prod(x, axis=1), rtol=1e-6)
+    total, (grad,) = value_and_grad(
+        lambda v: ops.sum(addressing.product_over_heads(v)), x
+    )
+    assert total == pytest.approx(np.prod(x, axis=1).sum(), rel=1e-6)
+    # d/dx_h prod_k x_k = prod_{k != h} x_k.
+    want = np.stack([np.prod(np.delete(x, h, axis=1), axis=1) for h in range(3)], 1)
+    np.testing.assert_allclose(grad, want, rtol=1e-6)
+    assert grad[0, 1, 2] != 0.0 and grad[0, 0, 2] == 0.0
 
 
 def test_allocation_matches_numpy_and_picks_least_used(rng):

@@ -3,7 +3,7 @@
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
+import tensorflow as tf  # loads the SavedModel on any backend
 
 import keras_rda
 from keras_rda.memory import CachedUniformWriting
@@ -11,6 +11,7 @@ from keras_rda.memory import RandomWriting
 from keras_rda.memory import RegularWriting
 from keras_rda.memory import UniformWriting
 from keras_rda.memory import memory_rnn
+from tests.layers.gradients import loss_and_gradients
 from tests.memory.helpers import np_
 
 T = 14  # 9 governed (encoding) steps, then 5 steps with an access each
@@ -42,15 +43,16 @@ def _randomise(layer, rng):
 
 
 def _outputs_and_gradients(layer, x):
-    x = tf.constant(x)
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        output, *states = layer(x)
-        loss = tf.reduce_sum(output**2) + sum(
-            tf.reduce_sum(tf.sin(s)) for s in states[2:]
+    """`[output, *states]` and the gradients for the inputs, then the weights."""
+
+    def loss_fn(outputs):
+        output, *states = outputs
+        return keras.ops.sum(output**2) + sum(
+            keras.ops.sum(keras.ops.sin(s)) for s in states[2:]
         )
-    grads = tape.gradient(loss, [x] + layer.trainable_weights)
-    return [np_(output)] + [np_(s) for s in states], [np_(g) for g in grads]
+
+    values, _, grads = loss_and_gradients(layer, x, loss_fn)
+    return values, grads[-1:] + grads[:-1]
 
 
 @pytest.mark.parametrize("unroll_limit", [32, 2], ids=["unrolled", "loops"])

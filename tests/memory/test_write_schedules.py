@@ -3,7 +3,6 @@
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 
 import keras_rda
 from keras_rda.memory import CachedUniformWriting
@@ -104,27 +103,22 @@ CELL_CASES = [("dnc", s) for s in SCHEDULES] + [
 def test_memory_changes_exactly_on_scheduled_steps(kind, schedule, rng):
     cell = _cell(kind, schedule)
     cell.build((None, 2))
-    calls = []
-    access = cell._access
-
-    def counting_access(*args):
-        calls.append(1)
-        return access(*args)
-
-    cell._access = counting_access
     x = rng.normal(size=(2, T, 2)).astype("float32")
     _, states = run_steps(cell, x)
     expected = _expected(schedule)
-    memory_names = ["memory", "read_weights", "write_weights", "read_vectors"]
+    # On the steps without access every part of the memory's state (DNC:
+    # also usage, link, precedence) and the read vectors stay bit for bit;
+    # on the steps with access memory, weights and read vectors all change.
+    held = [*cell.unpack_states(states[0]).access._fields, "read_vectors"]
+    changing = ["memory", "read_weights", "write_weights", "read_vectors"]
+    assert set(changing) <= set(held)
     for t in range(T):
         before, after = parts(cell, states[t]), parts(cell, states[t + 1])
-        for name in memory_names:
+        for name in changing if expected[t] else held:
             changed = np.any(before[name] != after[name])
             assert changed == expected[t], (name, t + 1)
         # The controller runs on every step.
         assert np.any(before["controller"][0] != after["controller"][0])
-    # No memory work at all on the other steps (eager: only the taken branch).
-    assert len(calls) == expected.sum()
 
 
 def test_all_samples_use_their_own_step_under_masking(rng):
@@ -196,7 +190,8 @@ def test_cached_uniform_writing_attends_over_the_cache(rng):
         else:
             start = h_prev
         want, _ = cell.controller(
-            np.concatenate([x[:, t - 1], reads], -1), [tf.constant(start, tf.float32)]
+            np.concatenate([x[:, t - 1], reads], -1),
+            [keras.ops.convert_to_tensor(start, "float32")],
         )
         np.testing.assert_allclose(hiddens[t], np_(want), atol=1e-5)
 
