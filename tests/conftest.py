@@ -66,6 +66,26 @@ KNOWN_BACKEND_FAILURES = {
     ): "model.export of a variable-length ParallelRDA on JAX: jax2tf traces "
     "a symbolic length, which the chunked scan compares with chunk_size in "
     "Python ('a < 4' is inconclusive)",
+    **{
+        ("jax", f"tests/test_contract.py::test_masked_padding_is_ignored[{unit}]"): (
+            "Keras's JAX rnn gives states[0] as the output of trailing masked "
+            "steps; this unit's states[0] is not its output (e.g. the memory "
+            "cells' step counter, ParallelRDACell's scaled numerator), so the "
+            "last output differs from the unpadded run's"
+        )
+        for unit in (
+            "WeiNetCell",
+            "DNCCell-regular",
+            "DNCCell-uniform",
+            "DNCCell-cached_uniform",
+            "DNCCell-random",
+            "NTMCell-regular",
+            "NTMCell-uniform",
+            "ParallelRDACell",
+            "DNC-uniform",
+            "NTM-regular",
+        )
+    },
 }
 # Checks that do not depend on the backend, run once (in the TensorFlow run).
 BACKEND_INDEPENDENT = {
