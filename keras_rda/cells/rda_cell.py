@@ -28,12 +28,9 @@ def variant_activations(variant, *activations):
     Returns:
         `(attention_activation, hidden_activation, output_activation)`.
     """
+    validation.one_of("variant", variant, (None, *VARIANTS))
     if variant is None:
         return activations
-    if variant not in VARIANTS:
-        raise validation.invalid_value(
-            "variant", f"one of {', '.join(repr(v) for v in VARIANTS)} or None", variant
-        )
     for name, value, default, wanted in zip(
         _ACTIVATIONS, activations, _DEFAULTS, VARIANTS[variant]
     ):
