@@ -29,8 +29,6 @@ Run:
 import argparse
 import json
 import os
-import platform
-import subprocess
 import sys
 import time
 
@@ -40,6 +38,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import keras_rda  # noqa: E402
+from keras_rda.experiments.provenance import provenance  # noqa: E402
 from keras_rda.memory import CachedUniformWriting  # noqa: E402
 from keras_rda.memory import UniformWriting  # noqa: E402
 
@@ -109,15 +108,6 @@ def time_models(models, x, y, rounds, clock):
             model.train_on_batch(x, y)
             times[name].append(clock() - start)
     return {name: float(np.median(t)) for name, t in times.items()}
-
-
-def _git_commit():
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def main(argv=None):
@@ -193,12 +183,8 @@ def main(argv=None):
         record = {
             "benchmark": "memory_speed",
             "command": " ".join(["python"] + sys.argv),
-            "git_commit": _git_commit(),
-            "keras_rda": keras_rda.__version__,
-            "keras": keras.__version__,
             "backend": keras.backend.backend(),
-            "machine": platform.platform(),
-            "cpus": os.cpu_count(),
+            **provenance(),
             "load_average": [load_start, os.getloadavg()[0]],
             "clock": args.clock,
             "rounds": args.rounds,

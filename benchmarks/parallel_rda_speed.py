@@ -18,7 +18,6 @@ is faster). Each backend runs in its own process.
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -121,18 +120,6 @@ def run_backend(args):
     return rows
 
 
-def git_commit():
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=os.path.dirname(os.path.abspath(__file__)),
-        ).stdout.strip()
-    except OSError:
-        return None
-
-
 def print_table(rows, args):
     print(
         f"\nOne training step (forward + backward + Adam), {args.units} units, "
@@ -195,11 +182,14 @@ def main(argv=None):
         args.repeats, args.long_repeats, args.warmup = 2, 2, 1
 
     if args.worker:  # one backend, in this process; rows as JSON on stdout
+        from keras_rda.experiments.provenance import provenance
+
         rows = run_backend(args)
+        print("ENV " + json.dumps(provenance()))
         print("ROWS " + json.dumps(rows))
         return rows
 
-    rows = []
+    rows, environments = [], {}
     raw = sys.argv[1:] if argv is None else list(argv)
     for backend in args.backends:
         env = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2")
@@ -214,17 +204,14 @@ def main(argv=None):
             sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
             raise SystemExit(f"the {backend} run failed")
         rows.extend(json.loads(lines[-1][5:]))
+        env_lines = [x for x in done.stdout.splitlines() if x.startswith("ENV ")]
+        environments[backend] = json.loads(env_lines[-1][4:])
     print_table(rows, args)
     if args.json:
-        import keras
-
         record = {
             "benchmark": "parallel_rda_speed",
             "command": "python benchmarks/parallel_rda_speed.py " + " ".join(raw),
-            "git_commit": git_commit(),
-            "keras": keras.__version__,
-            "python": platform.python_version(),
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+            "environments": environments,
             "load_average": os.getloadavg(),
             "settings": {
                 k: v for k, v in vars(args).items() if k not in ("json", "worker")

@@ -21,7 +21,6 @@ tracing and compiling it) minus its resident size just before the step.
 import argparse
 import json
 import os
-import platform
 import shlex
 import statistics
 import subprocess
@@ -34,6 +33,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import keras_rda  # noqa: E402
+from keras_rda.experiments.provenance import provenance  # noqa: E402
 
 
 def _autodiff(layer):
@@ -120,44 +120,6 @@ def measure_memory(args, length, jit):
         out = subprocess.run(command, capture_output=True, text=True, check=True)
         results[name] = json.loads(out.stdout.strip().splitlines()[-1])
     return results
-
-
-def environment():
-    """Backend, versions and machine, for the JSON record."""
-    backend = keras.backend.backend()
-    versions = {"keras": keras.__version__, "numpy": np.__version__}
-    module = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}[backend]
-    versions[module] = __import__(module).__version__
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(
-                line.split(":", 1)[1].strip() for line in f if "model name" in line
-            )
-    except (OSError, StopIteration):
-        pass
-    return {
-        "backend": backend,
-        "versions": versions,
-        "machine": {
-            "cpu": cpu,
-            "cores": os.cpu_count(),
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-        },
-    }
-
-
-def _git_commit(path):
-    try:
-        return subprocess.run(
-            ["git", "-C", path, "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def parse_args(argv):
@@ -250,7 +212,7 @@ def main(argv=None):
             "models": measure_memory(args, args.memory_length, jits[0]),
         }
 
-    env = environment()
+    env = {"backend": keras.backend.backend(), **provenance()}
     print(
         f"\nOne training step (forward + backward + Adam) on {env['backend']}, "
         f"{args.units} units, batch {args.batch_size}, input dim {args.input_dim}, "
@@ -293,8 +255,6 @@ def main(argv=None):
                     "clock",
                 )
             },
-            "keras_rda": keras_rda.__file__,
-            "git_commit": _git_commit(os.path.dirname(keras_rda.__file__)),
             "rows": rows,
             "memory": memory,
         }

@@ -18,8 +18,9 @@ PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]
 def git_commit(root=PACKAGE_ROOT):
     """`{"commit": sha, "dirty": bool}` of the checkout holding the package.
 
-    None values when the package is not in a git checkout (an installed
-    wheel) or git is missing.
+    Outside a git checkout (an installed wheel, or a copy of the tree on
+    another machine) the commit is `$KERAS_RDA_GIT_COMMIT` when set, else
+    None, and `dirty` is None.
     """
     try:
         commit = subprocess.run(
@@ -39,7 +40,7 @@ def git_commit(root=PACKAGE_ROOT):
             check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "dirty": None}
+        return {"commit": os.environ.get("KERAS_RDA_GIT_COMMIT"), "dirty": None}
     return {"commit": commit, "dirty": bool(status.strip())}
 
 

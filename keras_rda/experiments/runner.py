@@ -1,7 +1,9 @@
 """Trains a zoo model on a task with `model.fit` and records a learning curve.
 
-TensorFlow-specific (tf.data input pipeline, tf.distribute strategies); the
-models themselves are backend-neutral Keras.
+Runs on every Keras backend: on TensorFlow the batches come through a
+`tf.data` pipeline and `--strategy` picks a `tf.distribute` strategy; on JAX
+and PyTorch they come from a Python generator, on the backend's default
+device.
 
 Training is `model.fit` on the task's endless stream of fresh batches (with
 sample weights), cut into "epochs" of `eval_every` steps so that Keras scores
@@ -453,9 +455,7 @@ def train(
     x_val, y_val, w_val = task.held_out(eval_examples)
     done = stop_at_threshold and recorder.steps_to_threshold is not None
     if initial_epoch < epochs and not done:
-        data = task.dataset(batch_size, seed=seed)
-        if initial_epoch:
-            data = data.skip(initial_epoch * eval_every)
+        data = task.dataset(batch_size, seed=seed, skip=initial_epoch * eval_every)
         model.fit(
             data,
             steps_per_epoch=eval_every,

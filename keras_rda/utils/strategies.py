@@ -3,15 +3,31 @@
 Used by `keras-rda train`/`compare` (through `keras_rda.experiments.runner`)
 and by `keras-rda enwik8` (`keras_rda.training`). TensorFlow is imported
 when a strategy is made, not when this module is imported.
+
+On the JAX and PyTorch backends only "default" exists: the model trains on
+the backend's default device (its GPU where it has one), and the returned
+`OneDevice` has the two members the callers use, `scope()` and
+`num_replicas_in_sync`.
 """
+
+import contextlib
 
 from keras_rda.utils import validation
 
 STRATEGIES = ("default", "mirrored", "tpu")
 
 
+class OneDevice:
+    """The backend's default device, where `tf.distribute` does not apply."""
+
+    num_replicas_in_sync = 1
+
+    def scope(self):
+        return contextlib.nullcontext()
+
+
 def make_strategy(name="default", tpu=None):
-    """A `tf.distribute.Strategy`.
+    """A `tf.distribute.Strategy` (a `OneDevice` on JAX and PyTorch).
 
     The same name gives the same kind of strategy with or without a GPU:
     "mirrored" mirrors over all local GPUs when there are any, and over all
@@ -27,11 +43,18 @@ def make_strategy(name="default", tpu=None):
         The strategy; for "tpu" the TPU system is connected and initialised.
 
     Raises:
-        ValueError: for any other name.
+        ValueError: for any other name, and for "mirrored" or "tpu" on a
+            backend other than TensorFlow.
     """
+    import keras
+
     name = validation.one_of(
         "strategy", "default" if name is None else name, STRATEGIES
     )
+    if keras.backend.backend() != "tensorflow":
+        if name != "default":
+            validation.tensorflow_backend(f"strategy={name!r}")
+        return OneDevice()
     import tensorflow as tf
 
     if name == "default":

@@ -8,6 +8,7 @@ through `keras_rda.tasks.core.registry.get_task`.
 """
 
 import abc
+import itertools
 
 import numpy as np
 
@@ -204,8 +205,30 @@ class Task(abc.ABC):
         rng = np.random.default_rng(seed)
         return self.generate(num_examples, rng)
 
-    def dataset(self, batch_size, seed=0):
-        """An endless `tf.data.Dataset` of batches (TensorFlow-only helper)."""
+    def dataset(self, batch_size, seed=0, skip=0):
+        """An endless stream of batches for `model.fit`, on any backend.
+
+        On TensorFlow a `tf.data.Dataset` that draws the batches of
+        `batches(batch_size, seed)` in the background (prefetch 2); on JAX
+        and PyTorch the same batches as a Python generator.
+
+        Args:
+            batch_size: sequences per batch.
+            seed: seed of the stream; the same seed gives the same batches.
+            skip: batches to drop from the start (a run resumed after
+                `skip` steps sees the batches it would have seen).
+
+        Returns:
+            An iterable of `(inputs, targets, sample_weight)` batches.
+        """
+        import keras
+
+        skip = validation.non_negative_int("skip", skip)
+        if keras.backend.backend() != "tensorflow":
+            # `model.fit` takes a generator, not any iterator.
+            return (
+                b for b in itertools.islice(self.batches(batch_size, seed), skip, None)
+            )
         import tensorflow as tf
 
         x, y, w = self.generate(1, np.random.default_rng(seed))
@@ -214,10 +237,11 @@ class Task(abc.ABC):
             shape = (None,) + tuple(None for _ in a.shape[1:])
             return tf.TensorSpec(shape=shape, dtype=tf.as_dtype(a.dtype))
 
-        return tf.data.Dataset.from_generator(
+        data = tf.data.Dataset.from_generator(
             lambda: self.batches(batch_size, seed),
             output_signature=(spec(x), spec(y), spec(w)),
-        ).prefetch(2)
+        )
+        return data.skip(skip).prefetch(2)
 
     def config(self):
         """The task's parameters as a dict (for JSON records)."""

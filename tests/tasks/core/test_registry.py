@@ -176,3 +176,22 @@ def test_dataset_streams_batches():
     task = get_task_class("classify-length").at_scale("small")
     x, y, w = next(iter(task.dataset(4, seed=0)))
     assert x.shape == (4, 100, 1) and y.shape == (4,) and w.shape == (4,)
+
+
+def test_dataset_is_the_seeded_stream_and_skip_resumes_it():
+    """On every backend the stream holds the batches of `batches(seed)`, and
+    `skip=k` starts at the k-th of them (what a resumed run must see)."""
+    task = get_task_class("copy").at_scale("small")
+    reference = task.batches(3, seed=7)
+    expected = [next(reference) for _ in range(4)]
+    streams = {
+        0: iter(task.dataset(3, seed=7)),
+        2: iter(task.dataset(3, seed=7, skip=2)),
+    }
+    for skip, stream in streams.items():
+        for want in expected[skip:]:
+            got = next(stream)
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(np.asarray(a), b)
+    with pytest.raises(ValueError, match="skip"):
+        task.dataset(3, skip=-1)

@@ -1,0 +1,31 @@
+"""The provenance block every record under results/ carries."""
+
+import json
+
+import keras
+
+from keras_rda.experiments import provenance
+
+
+def test_record_fields_are_json_and_name_the_backend():
+    record = provenance.provenance()
+    json.dumps(record)
+    assert record["versions"]["backend"] == keras.backend.backend()
+    assert record["versions"]["keras"] == keras.__version__
+    assert record["machine"]["cpu_count"] >= 1
+    assert isinstance(record["machine"]["accelerators"], list)
+
+
+def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypatch):
+    """A copy of the tree on another machine (no .git) still names its commit."""
+    monkeypatch.delenv("KERAS_RDA_GIT_COMMIT", raising=False)
+    assert provenance.git_commit(tmp_path) == {"commit": None, "dirty": None}
+    monkeypatch.setenv("KERAS_RDA_GIT_COMMIT", "abc123")
+    assert provenance.git_commit(tmp_path) == {"commit": "abc123", "dirty": None}
+
+
+def test_commit_inside_this_checkout_is_a_sha():
+    commit = provenance.git_commit()
+    if commit["commit"] is not None:  # the package may be an installed copy
+        assert len(commit["commit"]) == 40
+        assert isinstance(commit["dirty"], bool)
