@@ -78,7 +78,9 @@ def accelerators():
         if backend == "jax":
             import jax
 
-            return [str(d) for d in jax.devices() if d.platform != "cpu"]
+            return [
+                f"{d} ({d.device_kind})" for d in jax.devices() if d.platform != "cpu"
+            ]
         if backend == "torch":
             import torch
 
