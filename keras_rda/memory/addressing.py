@@ -363,6 +363,7 @@ def sharpen(weights, gamma, epsilon=EPSILON):
         `[B, H, N]`, each row sums to 1.
     """
     weights = weights + epsilon
-    scaled = weights / ops.max(weights, axis=-1, keepdims=True)
+    # The maximum cancels in the ratio: no gradient flows through it.
+    scaled = weights / ops.stop_gradient(ops.max(weights, axis=-1, keepdims=True))
     powered = ops.power(scaled, gamma[:, :, None])
     return powered / ops.sum(powered, axis=-1, keepdims=True)

@@ -16,8 +16,11 @@ from keras_rda.layers.cell_rnn import CellRNN
 from keras_rda.utils import keras_compat
 
 #: Stretches up to this many steps are unrolled when traced; longer ones run
-#: in the backend's loop (`keras.src.backend.rnn`).
-UNROLL_LIMIT = 32
+#: in the backend's loop (`keras.src.backend.rnn`). Loops keep the program
+#: small: under XLA on a CPU, unrolling the stretches of T = 100 made a DNC+UW
+#: training step 4x slower than looping them, and its compilation minutes
+#: long (`benchmarks/memory_speed.py`, docs/memory.md "Speed").
+UNROLL_LIMIT = 1
 
 
 def schedule_runs(access, attend):
