@@ -39,8 +39,13 @@ MODELS = {
 COUNTS = ("flops", "bytes accessed", "transcendentals")
 
 
-def program_cost(name, units, length, batch_size, input_dim):
-    """XLA's counts for value-and-gradient of the model's loss at `length`."""
+def gradient_step(name, units, length, batch_size, input_dim):
+    """The jitted gradient of one training step's loss and its arguments.
+
+    The program that `rnn_cost.py` counts and `rnn_profile.py` profiles:
+    `grad(loss)(trainable, x, y)` of `Input((length, input_dim)) -> layer ->
+    Dense(1)` with an MSE loss, on all-ones data.
+    """
     import jax
     import jax.numpy as jnp
 
@@ -49,19 +54,20 @@ def program_cost(name, units, length, batch_size, input_dim):
     )
     trainable = [v.value for v in model.trainable_variables]
     non_trainable = [v.value for v in model.non_trainable_variables]
-    x = jnp.ones((batch_size, length, input_dim))
-    y = jnp.ones((batch_size, 1))
 
-    def loss(trainable, non_trainable, x, y):
+    def loss(trainable, x, y):
         out, _ = model.stateless_call(trainable, non_trainable, x, training=True)
         return jnp.mean((out - y) ** 2)
 
-    compiled = (
-        jax.jit(jax.value_and_grad(loss))
-        .lower(trainable, non_trainable, x, y)
-        .compile()
-    )
-    analysis = compiled.cost_analysis()
+    x = jnp.ones((batch_size, length, input_dim))
+    y = jnp.ones((batch_size, 1))
+    return jax.jit(jax.grad(loss)), (trainable, x, y)
+
+
+def program_cost(name, units, length, batch_size, input_dim):
+    """XLA's counts for the gradient of the model's loss at `length`."""
+    step, inputs = gradient_step(name, units, length, batch_size, input_dim)
+    analysis = step.lower(*inputs).compile().cost_analysis()
     if isinstance(analysis, (list, tuple)):  # older jax: one dict per device
         analysis = analysis[0]
     keras.backend.clear_session()

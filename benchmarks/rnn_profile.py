@@ -2,7 +2,7 @@
 
 The companion of `rnn_speed.py` (how long) and `rnn_cost.py` (how much
 work, by XLA's count): this one says where the time goes. It compiles the
-gradient of one training step's loss (`Input -> layer -> Dense(1)`, MSE)
+gradient of one training step's loss (`rnn_cost.gradient_step`)
 with JAX, runs it `--repeats` times under `jax.profiler.trace`, reads the
 Perfetto trace the profiler writes, and sums the time of every compiled
 kernel (XLA's fusions, matmuls and copies, by their HLO names) over the
@@ -33,16 +33,11 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
+from rnn_cost import MODELS  # noqa: E402  (the same models and program)
+from rnn_cost import gradient_step  # noqa: E402
 
-import keras_rda  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
 
-MODELS = {
-    "LSTM": keras.layers.LSTM,
-    "GRU": keras.layers.GRU,
-    "RDA layer": keras_rda.RDA,
-    "RWA layer": keras_rda.RWA,
-}
 #: Trace events that are not kernels: host-side Python, the runtime's own
 #: bookkeeping and waits, and the loops and calls that contain kernels (their
 #: time is their kernels' time plus the loop's own overhead).
@@ -58,27 +53,6 @@ _NOT_KERNELS = (
     "conditional",
     "call",
 )
-
-
-def gradient_step(name, units, length, batch_size, input_dim):
-    """A compiled `grad(loss)(weights, x, y)` and its arguments."""
-    import jax
-    import jax.numpy as jnp
-
-    model = keras.Sequential(
-        [keras.Input((length, input_dim)), MODELS[name](units), keras.layers.Dense(1)]
-    )
-    trainable = [v.value for v in model.trainable_variables]
-    non_trainable = [v.value for v in model.non_trainable_variables]
-
-    def loss(trainable, x, y):
-        out, _ = model.stateless_call(trainable, non_trainable, x, training=True)
-        return jnp.mean((out - y) ** 2)
-
-    x = jnp.ones((batch_size, length, input_dim))
-    y = jnp.ones((batch_size, 1))
-    step = jax.jit(jax.grad(loss))
-    return step, (trainable, x, y)
 
 
 def kernel_times(trace_dir):
