@@ -33,7 +33,12 @@ def parent_parser():
     group = parser.add_argument_group("run options")
     group.add_argument("--steps", type=int, help="training steps")
     group.add_argument("--batch-size", type=int, help="sequences per step")
-    group.add_argument("--units", type=int, help="recurrent units")
+    group.add_argument(
+        "--units",
+        metavar="N[,MODEL=N...]",
+        help="recurrent units; MODEL=N sets one model's, e.g. "
+        "100,lstm=125,dnc-cuw=95 (the UW paper's Table 1 sizes)",
+    )
     group.add_argument(
         "--seq-len",
         type=int,
@@ -110,14 +115,46 @@ def setup(args):
     except (TypeError, ValueError) as error:
         raise CommandError(str(error)) from None
     settings = cls.training_settings(args.scale)
-    for key in ("steps", "batch_size", "units", "eval_every", "eval_examples"):
+    for key in ("steps", "batch_size", "eval_every", "eval_examples"):
         value = positive(f"--{key.replace('_', '-')}", getattr(args, key))
         if value is not None:
             settings[key] = value
+    if args.units is not None:
+        units, model_units = parse_units(args.units)
+        if units is not None:
+            settings["units"] = units
+        if model_units:
+            settings["model_units"] = {**settings.get("model_units", {}), **model_units}
     if args.learning_rate is not None:
         settings["learning_rate"] = args.learning_rate
     settings["eval_every"] = min(settings["eval_every"], settings["steps"])
     return task, settings
+
+
+def parse_units(text):
+    """`"100,lstm=125"` -> `(100, {"lstm": 125})`; either part may be absent."""
+    units, model_units = None, {}
+    for item in text.split(","):
+        name, _, value = item.strip().rpartition("=")
+        try:
+            number = int(value)
+        except ValueError:
+            number = 0
+        if number < 1 or (not name and "=" in item):
+            raise CommandError(
+                f"--units expects N or MODEL=N (N >= 1), comma-separated; "
+                f"got {item.strip()!r} in {text!r}"
+            )
+        if name:
+            model_units[name] = number
+        else:
+            units = number
+    return units, model_units
+
+
+def units_of(settings, model_name):
+    """The recurrent units of `model_name`: its own size, else the common one."""
+    return settings.get("model_units", {}).get(model_name, settings["units"])
 
 
 def describe(task, settings, scale):
@@ -155,6 +192,7 @@ def run_models(args, model_names, stem):
 
     task, settings = setup(args)
     check_models(model_names)
+    check_models(settings.get("model_units", {}))
     seeds = parse_int_list(args.seeds, "--seeds") if args.seeds else [args.seed]
     verbose = resolve_verbose(args.verbose)
     out = pathlib.Path(args.out or DEFAULT_OUT)
@@ -177,7 +215,7 @@ def run_models(args, model_names, stem):
                     name,
                     steps=settings["steps"],
                     batch_size=settings["batch_size"],
-                    units=settings["units"],
+                    units=units_of(settings, name),
                     eval_every=settings["eval_every"],
                     eval_examples=settings["eval_examples"],
                     seed=seed,

@@ -111,3 +111,46 @@ def test_tensorboard_logs_hold_the_records_scalars(tmp_path, capsys):
     assert {tag for tag, _ in logged} >= {"loss", "accuracy", "val_loss"}
     for key, value in expected.items():
         assert abs(logged[key] - value) <= 1e-6 * max(1.0, abs(value)), key
+
+
+def test_units_per_model_as_the_uw_paper_sizes_them(tmp_path, capsys):
+    results = tmp_path / "results"
+    code = main(
+        ["compare", "uw-copy", "--models", "lstm,dnc-uw", "--seq-len", "8"]
+        + ["--out", str(tmp_path), "--results-dir", str(results)]
+        + TINY
+        + ["--units", "3,lstm=5"]
+    )
+    assert code == 0
+    data = json.loads((results / "uw-copy-compare.json").read_text())
+    assert {r["model"]: r["settings"]["units"] for r in data["runs"]} == {
+        "lstm": 5,
+        "dnc-uw": 3,
+    }
+    # LSTM(5) on 11 inputs and a 10-way readout: 4*5*(11+5+1) + 10*(5+1).
+    assert data["runs"][0]["params"] == 4 * 5 * 17 + 10 * 6
+
+
+def test_paper_scale_sizes_lstm_and_cuw_to_match_table_1():
+    from keras_rda.cli.runs import units_of
+    from keras_rda.tasks import get_task_class
+
+    settings = get_task_class("uw-copy").training_settings("paper")
+    assert [units_of(settings, m) for m in ("dnc", "dnc-uw", "dnc-cuw", "lstm")] == [
+        100,
+        100,
+        95,
+        125,
+    ]
+
+
+def test_bad_units_name_the_flag(tmp_path, capsys):
+    for units in ("0", "lstm=", "=5", "lstm=x", "nosuchmodel=4"):
+        code = main(
+            ["compare", "uw-copy", "--models", "lstm", "--out", str(tmp_path)]
+            + TINY
+            + ["--units", units]
+        )
+        assert code == 2, units
+        err = capsys.readouterr().err
+        assert "--units" in err or "nosuchmodel" in err, (units, err)

@@ -74,11 +74,18 @@ class UWSequenceTask(Task):
     paper_steps = 10000
     seq_len_param = "length"
     # `--scale small`: a length a CPU trains in minutes; `--scale paper`:
-    # section 3.1-3.2 (batches of 64, 10,000 iterations, controller Nh 100).
+    # section 3.1-3.2 (batches of 64, 10,000 iterations, controller Nh 100;
+    # Table 1 sizes the LSTM at 125 units and DNC+CUW at 95 to match the
+    # parameter counts).
     scales = {"small": {"length": 20}}
     training_scales = {
         "small": {"steps": 500, "batch_size": 32, "units": 64, "eval_every": 50},
-        "paper": {"batch_size": 64, "units": 100, "eval_every": 200},
+        "paper": {
+            "batch_size": 64,
+            "units": 100,
+            "model_units": {"lstm": 125, "dnc-cuw": 95},
+            "eval_every": 200,
+        },
     }
     default_high = 10
     min_length = 1
