@@ -36,8 +36,8 @@ setup(
     ],
     extras_require={
         # Other Keras backends (select one with KERAS_BACKEND=jax / torch).
-        # TensorFlow stays installed: tf.data pipelines, SavedModel export
-        # and the enwik8 loop use it.
+        # TensorFlow stays installed: SavedModel export, the
+        # tensorflow-datasets loaders and the enwik8 loop use it.
         "jax": JAX,
         "torch": TORCH,
         "docs": DOCS,

@@ -11,7 +11,12 @@ plus one T-th of the growing part (what the fused layers do once after the
 loop, like the weight gradient `H^T dG`, is spread over the steps).
 
     KERAS_BACKEND=jax python benchmarks/rnn_cost.py [--units 250]
-        [--batch-size 100] [--input-dim 2] [--json PATH]
+        [--batch-size 100] [--input-dim 2] [--models ...] [--lengths 10 20]
+        [--json PATH]
+
+`ParallelRDA` has no loop over time (its chunks are unrolled): all of its
+cost grows with T, so its two lengths must be multiples of its chunk size
+(64), e.g. `--lengths 640 1280`.
 
 The counts are the compiler's estimate for the CPU backend; they do not
 time anything, so they do not depend on the machine's load.
@@ -35,6 +40,7 @@ MODELS = {
     "GRU": keras.layers.GRU,
     "RDA layer": keras_rda.RDA,
     "RWA layer": keras_rda.RWA,
+    "ParallelRDA": keras_rda.ParallelRDA,
 }
 COUNTS = ("flops", "bytes accessed", "transcendentals")
 
@@ -92,7 +98,20 @@ def main(argv=None):
     parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--input-dim", type=int, default=2)
-    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=[m for m in MODELS if m != "ParallelRDA"],
+        choices=MODELS,
+    )
+    parser.add_argument(
+        "--lengths",
+        nargs=2,
+        type=int,
+        default=(10, 20),
+        metavar=("SHORT", "LONG"),
+        help="the two lengths compiled to split loop body and growing part",
+    )
     parser.add_argument("--json", metavar="PATH", help="write the record here")
     args = parser.parse_args(argv)
     if keras.backend.backend() != "jax":
@@ -103,7 +122,9 @@ def main(argv=None):
 
     rows = []
     for name in args.models:
-        step = per_step(name, args.units, args.batch_size, args.input_dim)
+        step = per_step(
+            name, args.units, args.batch_size, args.input_dim, tuple(args.lengths)
+        )
         rows.append({"model": name, **step})
     reference = next((r for r in rows if r["model"] == "LSTM"), None)
     print(
@@ -129,6 +150,7 @@ def main(argv=None):
                 "units": args.units,
                 "batch_size": args.batch_size,
                 "input_dim": args.input_dim,
+                "lengths": list(args.lengths),
             },
             "rows": rows,
         }

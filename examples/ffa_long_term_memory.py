@@ -91,5 +91,6 @@ model.fit(
     steps_per_epoch=every,
     epochs=args.epochs,
     validation_data=task.held_out(held_out),
+    shuffle=False,  # the stream is already random
     verbose=2,
 )

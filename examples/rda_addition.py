@@ -49,5 +49,6 @@ model.fit(
     steps_per_epoch=every,
     epochs=steps // every,
     validation_data=task.held_out(held_out),
+    shuffle=False,  # the stream is already random
     verbose=2,
 )

@@ -55,5 +55,6 @@ model.fit(
     steps_per_epoch=every,
     epochs=steps // every,
     validation_data=task.held_out(held_out),  # (x, y, sample_weight)
+    shuffle=False,  # the stream is already random
     verbose=2,
 )

@@ -87,10 +87,14 @@ def test_model_trains_with_fit():
     before = [np.array(v) for v in model.trainable_weights]
     history = model.fit(x, y, sample_weight=w, epochs=1, verbose=0)
     assert np.all(np.isfinite(history.history["loss"]))
-    changed = [
-        not np.allclose(a, np.array(v)) for a, v in zip(before, model.trainable_weights)
+    # Any change at all means a non-zero gradient: the cache read kernel's is
+    # small (Adam moves it by ~1e-6, inside `allclose`'s tolerance).
+    unchanged = [
+        v.path
+        for a, v in zip(before, model.trainable_weights)
+        if np.array_equal(a, np.array(v))
     ]
-    assert all(changed)
+    assert not unchanged
 
 
 def test_regression_and_controller_options():
