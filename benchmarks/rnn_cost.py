@@ -25,6 +25,7 @@ time anything, so they do not depend on the machine's load.
 import argparse
 import json
 import os
+import shlex
 import sys
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
@@ -144,7 +145,7 @@ def main(argv=None):
         record = {
             "benchmark": "rnn_cost",
             "command": "KERAS_BACKEND=jax python benchmarks/rnn_cost.py "
-            + " ".join(sys.argv[1:] if argv is None else argv),
+            + shlex.join(sys.argv[1:] if argv is None else argv),
             **provenance(),
             "settings": {
                 "units": args.units,

@@ -25,6 +25,7 @@ import glob
 import gzip
 import json
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -167,7 +168,7 @@ def main(argv=None):
         record = {
             "benchmark": "rnn_profile",
             "command": "KERAS_BACKEND=jax python benchmarks/rnn_profile.py "
-            + " ".join(sys.argv[1:] if argv is None else argv),
+            + shlex.join(sys.argv[1:] if argv is None else argv),
             **provenance(),
             "settings": {
                 k: getattr(args, k)
