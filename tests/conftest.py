@@ -27,6 +27,20 @@ import pytest  # noqa: E402
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 BACKEND = keras.backend.backend()
 
+if BACKEND == "torch":
+    # The tests read results with `np.asarray(tensor)`, as they do on the other
+    # backends. PyTorch refuses `numpy()` on a tensor that requires grad (every
+    # output of a layer with trainable weights), so on PyTorch a tensor's
+    # NumPy view detaches it first: a reading, never part of a gradient.
+    import torch
+
+    _torch_array = torch.Tensor.__array__
+
+    def _detached_array(self, *args, **kwargs):
+        return _torch_array(self.detach().cpu(), *args, **kwargs)
+
+    torch.Tensor.__array__ = _detached_array
+
 # Node-id prefixes (a directory, a module, or module::test, which covers its
 # parametrisations) of tests that need TensorFlow, and why.
 TENSORFLOW_ONLY = {
