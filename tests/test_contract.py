@@ -388,7 +388,7 @@ def test_training_step(name, rng):
     for weight, grad in zip(model.trainable_weights, grads):
         weight.assign(weight - (1e-3 / norm) * grad)
     after = keras.losses.mean_squared_error(y, model(x, training=True))
-    assert float(np.mean(after)) < loss
+    assert float(np.mean(np.asarray(after))) < loss
 
 
 # -------------------------------------------------------------- bad arguments
@@ -436,3 +436,16 @@ def test_reset_state_returns_to_the_initial_state(name, rng):
     assert not np.allclose(carried, from_start, atol=1e-5)  # the state moved
     layer.reset_state()
     np.testing.assert_allclose(np.asarray(layer(second)), from_start, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "name", _params("reset_state", lambda unit: unit.kind != "pooling")
+)
+def test_initial_states_are_distinct_tensors(name):
+    # A stateful RNN makes a variable of each initial state, and on PyTorch a
+    # variable shares its initial tensor's storage: one tensor given for two
+    # states ties the two variables together (assigning one assigns both).
+    layer = _sequence_layer(name)
+    layer.build((BATCH, None, INPUT_DIM))
+    states = keras.tree.flatten(_cell_of(layer).get_initial_state(batch_size=BATCH))
+    assert len({id(state) for state in states}) == len(states)

@@ -271,9 +271,16 @@ class BaseRDACell(AttentionCellBase):
         return self.read_hidden_state(zeros, zeros)
 
     def get_initial_state(self, batch_size=None):
-        """`[h_0, n_0 = 0, d_0 = 0, m_0 = 0]`, each `[batch, units]`."""
-        zeros = ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
-        return [self.initial_hidden_state(batch_size), zeros, zeros, zeros]
+        """`[h_0, n_0 = 0, d_0 = 0, m_0 = 0]`, each `[batch, units]`.
+
+        One tensor per state: a stateful RNN makes a variable of each, and
+        on PyTorch a variable shares its initial tensor's storage.
+        """
+        n, d, m = (
+            ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
+            for _ in range(3)
+        )
+        return [self.initial_hidden_state(batch_size), n, d, m]
 
 
 # The RWA paper's `s0 ~ N(0, sigma^2 = 3)` (section 3.1).

@@ -241,7 +241,9 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
                 ops.zeros((batch_size, size), dtype=dtype)
                 for size in self._controller_flat_sizes
             ]
-        states = [ops.zeros((batch_size, 1), dtype=dtype)] * 2
+        # One tensor per state (a stateful RNN's variables share their
+        # initial tensors' storage on PyTorch).
+        states = [ops.zeros((batch_size, 1), dtype=dtype) for _ in range(2)]
         states += [ops.cast(s, dtype) for s in controller_states]
         states += [
             ops.zeros((batch_size, size), dtype=dtype)

@@ -5,9 +5,32 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_rda.memory import addressing
+from keras_rda.memory import addressing as _addressing
 from tests.layers.gradients import value_and_grad
 from tests.memory import numpy_reference as ref
+
+
+class _Addressing:
+    """`keras_rda.memory.addressing`, its NumPy arguments passed as tensors.
+
+    The cells always pass tensors. PyTorch, unlike TensorFlow and JAX, does
+    not mix an ndarray into tensor arithmetic, so the tests convert first.
+    """
+
+    def __getattr__(self, name):
+        function = getattr(_addressing, name)
+
+        def call(*args, **kwargs):
+            args = [
+                ops.convert_to_tensor(a) if isinstance(a, np.ndarray) else a
+                for a in args
+            ]
+            return function(*args, **kwargs)
+
+        return call
+
+
+addressing = _Addressing()
 
 
 def _np(x):
