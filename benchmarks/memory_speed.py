@@ -27,7 +27,6 @@ Run:
 """
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -39,6 +38,7 @@ import numpy as np  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.report import write_json  # noqa: E402
 from keras_rda.memory import CachedUniformWriting  # noqa: E402
 from keras_rda.memory import UniformWriting  # noqa: E402
 
@@ -199,9 +199,7 @@ def main(argv=None):
             },
             "rows": rows,
         }
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as handle:
-            json.dump(record, handle, indent=1)
+        write_json(args.json, record)
     return rows
 
 

@@ -23,7 +23,6 @@ time anything, so they do not depend on the machine's load.
 """
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -35,6 +34,7 @@ import keras  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.report import write_json  # noqa: E402
 
 MODELS = {
     "LSTM": keras.layers.LSTM,
@@ -155,9 +155,7 @@ def main(argv=None):
             },
             "rows": rows,
         }
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump(record, f, indent=1)
+        write_json(args.json, record)
     return rows
 
 

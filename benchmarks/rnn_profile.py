@@ -38,6 +38,7 @@ from rnn_cost import MODELS  # noqa: E402  (the same models and program)
 from rnn_cost import gradient_step  # noqa: E402
 
 from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.report import write_json  # noqa: E402
 
 #: Trace events that are not kernels: host-side Python, the runtime's own
 #: bookkeeping and waits, and the loops and calls that contain kernels (their
@@ -176,9 +177,7 @@ def main(argv=None):
             },
             "results": results,
         }
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump(record, f, indent=1)
+        write_json(args.json, record)
     return results
 
 

@@ -34,6 +34,7 @@ import numpy as np  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.report import write_json  # noqa: E402
 
 
 def _autodiff(layer):
@@ -258,9 +259,7 @@ def main(argv=None):
             "rows": rows,
             "memory": memory,
         }
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump(record, f, indent=1)
+        write_json(args.json, record)
     return rows
 
 
