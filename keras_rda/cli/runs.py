@@ -120,11 +120,11 @@ def setup(args):
         if value is not None:
             settings[key] = value
     if args.units is not None:
-        units, model_units = parse_units(args.units)
+        # The flag's sizes replace the scale's, per-model ones included: a
+        # plain `--units 64` sizes every model at 64.
+        units, settings["model_units"] = parse_units(args.units)
         if units is not None:
             settings["units"] = units
-        if model_units:
-            settings["model_units"] = {**settings.get("model_units", {}), **model_units}
     if args.learning_rate is not None:
         settings["learning_rate"] = args.learning_rate
     settings["eval_every"] = min(settings["eval_every"], settings["steps"])

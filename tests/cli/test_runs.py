@@ -144,6 +144,18 @@ def test_paper_scale_sizes_lstm_and_cuw_to_match_table_1():
     ]
 
 
+def test_plain_units_replace_the_paper_scales_per_model_sizes(tmp_path, capsys):
+    results = tmp_path / "results"
+    code = main(
+        ["compare", "uw-copy", "--scale", "paper", "--models", "lstm,dnc-cuw"]
+        + ["--seq-len", "8", "--out", str(tmp_path), "--results-dir", str(results)]
+        + TINY
+    )
+    assert code == 0
+    data = json.loads((results / "uw-copy-compare.json").read_text())
+    assert [r["settings"]["units"] for r in data["runs"]] == [3, 3]
+
+
 def test_bad_units_name_the_flag(tmp_path, capsys):
     for units in ("0", "lstm=", "=5", "lstm=x", "nosuchmodel=4"):
         code = main(
