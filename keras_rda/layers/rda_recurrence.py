@@ -20,7 +20,10 @@ state):
     n_t     = n_{t-1} p_t + z_t q_t,  d_t = d_{t-1} p_t + q_t
     h_t     = f_h(n_t / d_t)
 
-It stores per step `G_t`, `n_{t-1}`, `d_{t-1}`, `p_t`, `q_t` and `h_t`.
+It stores per step `tanh g_t`, the other gate blocks of `G_t`, `n_{t-1}`,
+`d_{t-1}`, `p_t`, `q_t` and `h_t` (and `f_h(A_t)` in float32 under mixed
+precision); the backward pass recomputes `n_t`, `d_t` and `A_t` from them,
+but neither `tanh g_t` nor `f_h(A_t)`.
 
 Backward, step t in reverse, carrying `(dh, dn, dd)` (the gradients of
 the loss with respect to the state after step t):
@@ -126,19 +129,32 @@ def _forward_step(spec, recurrent_kernel, recurrent_mask):
         p, q, m = attention_average.average_weights(
             d_prev, m_prev, log_a, log_gamma, positive
         )
-        z = ops.cast(u, acc) * keras_compat.tanh(g)
+        tanh_g = keras_compat.tanh(g)
+        z = ops.cast(u, acc) * tanh_g
         n = n_prev * p + z * q
         d = d_prev * p + q
-        h = attention_average.apply_activation(
+        h_acc = attention_average.apply_activation(
             attention_average.weighted_average(n, d), spec.hidden_activation
         )
-        h = ops.cast(h, h_prev.dtype)
+        h = ops.cast(h_acc, h_prev.dtype)
+        saved = {
+            "n_prev": n_prev,
+            "d_prev": d_prev,
+            "p": p,
+            "q": q,
+            "tanh_g": tanh_g,
+            "a_logits": a_logits,
+        }
+        if spec.discount:
+            saved["gamma_logits"] = gamma_logits
+        if spec.hidden_activation == "tanh" and h.dtype != h_acc.dtype:
+            saved["tanh_average"] = h_acc  # else the output `h` is it
         if mask is not None:
             h, n, d, m = (
                 _select(mask, new, old)
                 for new, old in zip((h, n, d, m), (h_prev, n_prev, d_prev, m_prev))
             )
-        return (h, n, d, m), (h, gates, n_prev, d_prev, p, q)
+        return (h, n, d, m), (h, saved)
 
     return step
 
@@ -154,13 +170,14 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask):
 
     def step(carry, xs):
         dh, dn, dd, dm = carry
-        projected, gates, n_prev, d_prev, p, q, d_hidden, *mask = xs
-        mask = mask[0] if mask else None
+        projected, d_hidden, saved = xs
+        mask = saved.get("mask")
+        n_prev, d_prev, p, q, tanh_g = (
+            saved[k] for k in ("n_prev", "d_prev", "p", "q", "tanh_g")
+        )
         dh = dh + ops.cast(d_hidden, acc)
         u = ops.cast(ops.split(projected, [units], axis=-1)[0], acc)
-        g, a_logits, gamma_logits = _split_gates(gates, spec)
-        a_slope = _log_attention_slope(a_logits, spec.attention_activation)
-        tanh_g = keras_compat.tanh(g)
+        a_slope = _log_attention_slope(saved["a_logits"], spec.attention_activation)
         z = u * tanh_g
         n = n_prev * p + z * q
         d = d_prev * p + q
@@ -168,7 +185,7 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask):
         average = n * d_inv
         d_average = dh
         if spec.hidden_activation == "tanh":
-            hidden = keras_compat.tanh(average)
+            hidden = ops.cast(saved["tanh_average"], acc)
             d_average = dh * (1.0 - hidden * hidden)
         dn_t = dn + d_average * d_inv
         dd_t = dd - d_average * average * d_inv
@@ -179,7 +196,7 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask):
         d_a_logits = dq * q * a_slope
         d_blocks = [dz * u * (1.0 - tanh_g * tanh_g), d_a_logits]
         if spec.discount:
-            d_blocks.append(d_past * ops.sigmoid(-gamma_logits))
+            d_blocks.append(d_past * ops.sigmoid(-saved["gamma_logits"]))
         d_gates = ops.concatenate(d_blocks, axis=-1)
         dh_prev = ops.cast(ops.matmul(ops.cast(d_gates, kernel_t.dtype), kernel_t), acc)
         if recurrent_mask is not None:
@@ -235,7 +252,9 @@ def fused_recurrence(
             (h0, n0, d0, m0),
             xs,
         )
-        hidden, gates, n_prev, d_prev, p, q = saved
+        hidden, saved = saved
+        if spec.hidden_activation == "tanh":
+            saved.setdefault("tanh_average", hidden)
 
         def grad(*upstream, variables=None):
             # TensorFlow passes one upstream gradient per output; JAX passes
@@ -249,7 +268,11 @@ def fused_recurrence(
             carry, d_projected = scan_lib.scan(
                 _backward_step(spec, recurrent_kernel, recurrent_mask),
                 (ops.zeros_like(n0), dn, dd, dm),
-                [projected, gates, n_prev, d_prev, p, q, d_hidden] + xs[1:],
+                (
+                    projected,
+                    d_hidden,
+                    saved if mask is None else dict(saved, mask=mask),
+                ),
                 reverse=True,
             )
             dh0, dn0, dd0, dm0 = carry

@@ -23,10 +23,11 @@ def scan(step, init, xs, reverse=False):
     """`carry, ys = step(carry, x)` over the leading axis of `xs`.
 
     Args:
-        step: `(carry, x) -> (carry, y)`, carry and y nested lists/tuples of
-            tensors, `x` a slice `xs[t]` of each tensor in `xs`.
+        step: `(carry, x) -> (carry, y)`, carry and y nested lists, tuples
+            or dicts of tensors, `x` the structure of `xs` with each tensor
+            sliced at step t.
         init: the initial carry.
-        xs: a list of `[time, ...]` tensors.
+        xs: a nested list, tuple or dict of `[time, ...]` tensors.
         reverse: whether to run from the last step to the first. The stacked
             outputs keep the time order of `xs` either way.
 

@@ -10,14 +10,19 @@ import tensorflow as tf
 
 def scan(step, init, xs, reverse=False):
     """See `keras_rda.utils.scan.scan`."""
-    xs = [tf.convert_to_tensor(x) for x in xs]
+    structure = xs
+    xs = [tf.convert_to_tensor(x) for x in tf.nest.flatten(xs)]
     length = tf.shape(xs[0])[0]
     static_length = xs[0].shape[0]
+
+    def slices(t):
+        return tf.nest.pack_sequence_as(structure, [x[t] for x in xs])
+
     init = tf.nest.map_structure(tf.convert_to_tensor, init)
 
     # One trace of the step (outside the loop, on the first slice) to learn
     # the outputs' structure, shapes and dtypes; the traced ops are unused.
-    _, ys_spec = step(init, [x[0] for x in xs])
+    _, ys_spec = step(init, slices(0))
     flat_spec = tf.nest.flatten(ys_spec)
     arrays = [
         tf.TensorArray(y.dtype, size=length, element_shape=y.shape) for y in flat_spec
@@ -25,7 +30,7 @@ def scan(step, init, xs, reverse=False):
 
     def body(i, carry, arrays):
         t = length - 1 - i if reverse else i
-        carry, ys = step(carry, [x[t] for x in xs])
+        carry, ys = step(carry, slices(t))
         arrays = [a.write(t, y) for a, y in zip(arrays, tf.nest.flatten(ys))]
         return i + 1, carry, arrays
 
