@@ -147,8 +147,11 @@ def _forward_step(spec, recurrent_kernel, recurrent_mask):
         }
         if spec.discount:
             saved["gamma_logits"] = gamma_logits
+        # The backward's tanh slope reads f_h(A_t). In float32 that is the
+        # output `h` itself (`fused_recurrence` passes it); under mixed
+        # precision `h` is float16, so the float32 value is saved apart.
         if spec.hidden_activation == "tanh" and h.dtype != h_acc.dtype:
-            saved["tanh_average"] = h_acc  # else the output `h` is it
+            saved["tanh_average"] = h_acc
         if mask is not None:
             h, n, d, m = (
                 _select(mask, new, old)
