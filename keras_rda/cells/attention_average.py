@@ -50,6 +50,30 @@ OUTPUT_ACTIVATIONS = ("linear", "tanh")
 SOFTPLUS_LINEAR_BELOW = -20.0
 
 
+def attended(denominator):
+    """Where some step has been attended: `d^ > 0`, boolean `[batch, units]`.
+
+    For the scaled denominator (`d^ >= 0` always) this is `sign(d^)` cast to
+    a boolean. It is written so because on TensorFlow's CPU kernels a float
+    comparison (`Greater`) of a `[100, 250]` tensor costs about 10x a
+    multiplication (~140 us against ~10 us on a 2-core CPU), while `sign`
+    costs about one. Without XLA, replacing the four comparisons per time
+    step made a training step of the `RDA` layer 14% faster at T = 1000
+    and the `RWA` layer's 9% (250 units, batch 100; docs/units.md, "Speed").
+    """
+    return ops.cast(ops.sign(denominator), "bool")
+
+
+def safe_denominator(denominator):
+    """`d^` where it is > 0, else 1: the divisor of `n^ / d^` (`[batch, units]`).
+
+    `d^ + (1 - sign(d^))`: exactly `d^` for every `d^ > 0` and 1 at
+    `d^ = 0`, with the derivative 1 of the plain `n / d` everywhere (`sign`
+    has none), and without a comparison (see `attended`).
+    """
+    return denominator + (1.0 - ops.sign(denominator))
+
+
 def log_attention(logits, activation):
     """Log of the attention weights `a = f_a(logits)`.
 
@@ -122,7 +146,7 @@ def average_weights(denominator, log_scale, log_a, log_gamma=None, positive=None
     """
     past = log_scale if log_gamma is None else log_scale + log_gamma
     # With nothing accumulated yet the past does not bound the new maximum.
-    past = ops.where(denominator > 0, past, log_a)
+    past = ops.where(attended(denominator), past, log_a)
     if positive is None:
         new_scale = ops.stop_gradient(ops.maximum(past, log_a))
         # Both exponents are <= 0: new_scale is the larger of the two.
@@ -148,9 +172,9 @@ def weighted_average(numerator, denominator, empty=None):
     """`n / d`, and `empty` where nothing has been attended yet (`d = 0`).
 
     The scaled denominator is either exactly 0 (then `n = 0` too) or >= 1
-    (see the module docstring). Dividing by `where(d > 0, d, 1)` rather than
-    `maximum(d, 1)` keeps the derivative of `n / d` at `d = 1` (which the
-    first attended step gives exactly): JAX's `maximum` would split it
+    (see the module docstring). Dividing by `safe_denominator(d)` rather
+    than `maximum(d, 1)` keeps the derivative of `n / d` at `d = 1` (which
+    the first attended step gives exactly): JAX's `maximum` would split it
     between its two arguments at the tie.
 
     Args:
@@ -160,10 +184,10 @@ def weighted_average(numerator, denominator, empty=None):
             `s0`, so that `h = f_h(s0)` until something is attended, as
             `h_0 = f_h(s0)` (RWA paper eq. 7) before the first step.
     """
-    average = numerator / ops.where(denominator > 0, denominator, 1.0)
+    average = numerator / safe_denominator(denominator)
     if empty is None:
         return average
-    return ops.where(denominator > 0, average, ops.cast(empty, average.dtype))
+    return ops.where(attended(denominator), average, ops.cast(empty, average.dtype))
 
 
 def apply_activation(x, name):
@@ -211,8 +235,8 @@ def combine_summaries(
         `(numerator, denominator, log_scale)` after A then B.
     """
     shifted = log_scale + later_log_discount
-    past = ops.where(denominator > 0, shifted, later_log_scale)
-    current = ops.where(later_denominator > 0, later_log_scale, past)
+    past = ops.where(attended(denominator), shifted, later_log_scale)
+    current = ops.where(attended(later_denominator), later_log_scale, past)
     new_scale = ops.stop_gradient(ops.maximum(past, current))
     past_weight = ops.exp(past - new_scale)
     later_weight = ops.exp(current - new_scale)

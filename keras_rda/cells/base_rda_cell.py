@@ -262,7 +262,7 @@ class BaseRDACell(AttentionCellBase):
         if s0 is None:
             return hidden
         h0 = attention_average.apply_activation(s0, self.hidden_activation)
-        return ops.where(denominator > 0, hidden, h0)
+        return ops.where(attention_average.attended(denominator), hidden, h0)
 
     def initial_hidden_state(self, batch_size, dtype=None):
         """`h_0`: `f_h(s0)` when learned (RWA paper eq. 7), else zeros."""

@@ -184,7 +184,7 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask):
         z = u * tanh_g
         n = n_prev * p + z * q
         d = d_prev * p + q
-        d_inv = 1.0 / ops.where(d > 0, d, 1.0)
+        d_inv = 1.0 / attention_average.safe_denominator(d)
         average = n * d_inv
         d_average = dh
         if spec.hidden_activation == "tanh":
@@ -195,7 +195,7 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask):
         dz = dn_t * q
         dq = dn_t * z + dd_t
         d_past = (dn_t * n_prev + dd_t * d_prev) * p
-        d_past = ops.where(d_prev > 0, d_past, 0.0)
+        d_past = ops.where(attention_average.attended(d_prev), d_past, 0.0)
         d_a_logits = dq * q * a_slope
         d_blocks = [dz * u * (1.0 - tanh_g * tanh_g), d_a_logits]
         if spec.discount:

@@ -153,6 +153,33 @@ def test_relu_with_no_attention_yet_gives_zero_average_and_finite_gradient():
     assert grad.shape == (1, 3) and np.isfinite(grad).all()
 
 
+def test_attended_and_safe_denominator_equal_the_comparisons_they_replace():
+    """`sign`-based forms of `d > 0` and `where(d > 0, d, 1)`, exact for
+    every normal `d >= 0` up to the largest float32, and `n /
+    safe_denominator(d)` has the plain quotient's derivative at d = 1.
+    (Denormals, which the CPU backends flush to zero in comparisons as in
+    `sign`, agree with the backend's own `d > 0`.)"""
+    d = np.array([0.0, 1.2e-38, 0.5, 1.0, 1.0 + 2**-23, 3.0, 1e30, 3.4e38], np.float32)
+    tensor = keras.ops.convert_to_tensor(d)
+    attended = keras.ops.convert_to_numpy(attention_average.attended(tensor))
+    np.testing.assert_array_equal(attended, d > 0)
+    divisor = keras.ops.convert_to_numpy(attention_average.safe_denominator(tensor))
+    np.testing.assert_array_equal(divisor, np.where(d > 0, d, 1.0))
+    denormal = keras.ops.convert_to_tensor(np.array([1e-45, 1e-38], np.float32))
+    np.testing.assert_array_equal(
+        keras.ops.convert_to_numpy(attention_average.attended(denormal)),
+        keras.ops.convert_to_numpy(keras.ops.greater(denormal, 0.0)),
+    )
+
+    n = np.float32(3.0)
+    quotient, (grad,) = value_and_grad(
+        lambda x: keras.ops.sum(n / attention_average.safe_denominator(x)),
+        np.array([1.0, 2.0], np.float32),
+    )
+    assert quotient == pytest.approx(3.0 + 1.5)
+    np.testing.assert_allclose(grad, [-3.0, -0.75], rtol=1e-6)
+
+
 def test_softplus_log_is_accurate_far_in_the_tail():
     x = np.array([-500.0, -40.0, -20.5, -19.5, 0.0, 30.0], np.float32)
     got, _ = attention_average.log_attention(keras.ops.convert_to_tensor(x), "softplus")
