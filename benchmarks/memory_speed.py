@@ -28,7 +28,6 @@ Run:
 
 import argparse
 import os
-import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -38,6 +37,7 @@ import numpy as np  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.provenance import script_command  # noqa: E402
 from keras_rda.experiments.report import write_json  # noqa: E402
 from keras_rda.memory import CachedUniformWriting  # noqa: E402
 from keras_rda.memory import UniformWriting  # noqa: E402
@@ -182,7 +182,7 @@ def main(argv=None):
     if args.json:
         record = {
             "benchmark": "memory_speed",
-            "command": " ".join(["python"] + sys.argv),
+            "command": script_command(argv),
             "backend": keras.backend.backend(),
             **provenance(),
             "load_average": [load_start, os.getloadavg()[0]],

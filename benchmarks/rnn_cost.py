@@ -24,25 +24,29 @@ time anything, so they do not depend on the machine's load.
 
 import argparse
 import os
-import shlex
-import sys
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
+from rnn_speed import MODELS as SPEED_MODELS  # noqa: E402  (the same layers)
 
 import keras_rda  # noqa: E402
+from keras_rda.experiments.benchmark_tables import cost_record_markdown  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.provenance import script_command  # noqa: E402
 from keras_rda.experiments.report import write_json  # noqa: E402
 
-MODELS = {
-    "LSTM": keras.layers.LSTM,
-    "GRU": keras.layers.GRU,
-    "RDA layer": keras_rda.RDA,
-    "RWA layer": keras_rda.RWA,
-    "ParallelRDA": keras_rda.ParallelRDA,
-}
+#: `name -> (units -> layer)`: the models of `rnn_speed.py` and `ParallelRDA`.
+MODELS = {**SPEED_MODELS, "ParallelRDA": keras_rda.ParallelRDA}
+DEFAULT_MODELS = [
+    "LSTM",
+    "GRU",
+    "RDA layer",
+    "RWA layer",
+    "RDA layer (autodiff)",
+    "RWA layer (autodiff)",
+]
 COUNTS = ("flops", "bytes accessed", "transcendentals")
 
 
@@ -71,14 +75,34 @@ def gradient_step(name, units, length, batch_size, input_dim):
     return jax.jit(jax.grad(loss)), (trainable, x, y)
 
 
+def _compiled(name, units, length, batch_size, input_dim):
+    step, inputs = gradient_step(name, units, length, batch_size, input_dim)
+    compiled = step.lower(*inputs).compile()
+    keras.backend.clear_session()
+    return compiled
+
+
 def program_cost(name, units, length, batch_size, input_dim):
     """XLA's counts for the gradient of the model's loss at `length`."""
-    step, inputs = gradient_step(name, units, length, batch_size, input_dim)
-    analysis = step.lower(*inputs).compile().cost_analysis()
+    analysis = _compiled(name, units, length, batch_size, input_dim).cost_analysis()
     if isinstance(analysis, (list, tuple)):  # older jax: one dict per device
         analysis = analysis[0]
-    keras.backend.clear_session()
     return {key: float(analysis[key]) for key in COUNTS}
+
+
+def program_memory(name, units, length, batch_size, input_dim):
+    """MiB of working memory XLA assigns to the gradient program at `length`.
+
+    The size of the temporary buffers in the compiled program's buffer
+    assignment (`memory_analysis().temp_size_in_bytes`): everything the
+    forward keeps for the backward (a loop's stacked per-step tensors),
+    the gradients and the scratch space, weights and inputs excluded.
+    Buffers whose lifetimes do not overlap share memory, so this is the
+    program's peak working set as the compiler plans it, the same on every
+    run.
+    """
+    compiled = _compiled(name, units, length, batch_size, input_dim)
+    return compiled.memory_analysis().temp_size_in_bytes / 2**20
 
 
 def per_step(name, units, batch_size, input_dim, lengths=(10, 20)):
@@ -102,8 +126,14 @@ def main(argv=None):
     parser.add_argument(
         "--models",
         nargs="+",
-        default=[m for m in MODELS if m != "ParallelRDA"],
+        default=DEFAULT_MODELS,
         choices=MODELS,
+    )
+    parser.add_argument(
+        "--memory-length",
+        type=int,
+        default=1000,
+        help="also give each model's working memory at this T (0: skip)",
     )
     parser.add_argument(
         "--lengths",
@@ -126,33 +156,26 @@ def main(argv=None):
         step = per_step(
             name, args.units, args.batch_size, args.input_dim, tuple(args.lengths)
         )
-        rows.append({"model": name, **step})
-    reference = next((r for r in rows if r["model"] == "LSTM"), None)
-    print(
-        f"\nOne time step of a training step's forward + backward pass, "
-        f"{args.units} units, batch {args.batch_size}, input dim "
-        f"{args.input_dim} (XLA's counts; ratio to LSTM in brackets)\n"
-    )
-    print("| model | MFLOP | MB accessed | k transcendentals |")
-    print("|---|---:|---:|---:|")
-    for row in rows:
-        cells = []
-        for key, scale in zip(COUNTS, (1e6, 1e6, 1e3)):
-            ratio = f" ({row[key] / reference[key]:.2f})" if reference else ""
-            cells.append(f"{row[key] / scale:.1f}{ratio}")
-        print(f"| {row['model']} | " + " | ".join(cells) + " |")
+        row = {"model": name, **step}
+        if args.memory_length:
+            row["temp_mib"] = program_memory(
+                name, args.units, args.memory_length, args.batch_size, args.input_dim
+            )
+        rows.append(row)
+    settings = {
+        "units": args.units,
+        "batch_size": args.batch_size,
+        "input_dim": args.input_dim,
+        "lengths": list(args.lengths),
+        "memory_length": args.memory_length,
+    }
+    print(cost_record_markdown({"settings": settings, "rows": rows}))
     if args.json:
         record = {
             "benchmark": "rnn_cost",
-            "command": "KERAS_BACKEND=jax python benchmarks/rnn_cost.py "
-            + shlex.join(sys.argv[1:] if argv is None else argv),
+            "command": script_command(argv),
             **provenance(),
-            "settings": {
-                "units": args.units,
-                "batch_size": args.batch_size,
-                "input_dim": args.input_dim,
-                "lengths": list(args.lengths),
-            },
+            "settings": settings,
             "rows": rows,
         }
         write_json(args.json, record)

@@ -21,7 +21,6 @@ tracing and compiling it) minus its resident size just before the step.
 import argparse
 import json
 import os
-import shlex
 import statistics
 import subprocess
 import sys
@@ -34,6 +33,7 @@ import numpy as np  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.provenance import script_command  # noqa: E402
 from keras_rda.experiments.report import write_json  # noqa: E402
 
 
@@ -242,7 +242,7 @@ def main(argv=None):
             )
     if args.json:
         record = {
-            "command": f"KERAS_BACKEND={env['backend']} python " + shlex.join(sys.argv),
+            "command": script_command(argv),
             **env,
             "settings": {
                 k: getattr(args, k)

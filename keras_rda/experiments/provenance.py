@@ -122,3 +122,28 @@ def provenance():
             timespec="seconds"
         ),
     }
+
+
+def script_command(argv=None):
+    """The command line that reruns this benchmark script, for its record.
+
+    `KERAS_BACKEND=<backend> python <script> <arguments>`, the script's
+    path relative to the repository when it is inside it, so that the
+    record's command can be pasted into a checkout as it is.
+
+    Args:
+        argv: the script's arguments (default: `sys.argv[1:]`).
+    """
+    import shlex
+
+    import keras
+
+    script = pathlib.Path(sys.argv[0]).resolve()
+    try:
+        script = script.relative_to(PACKAGE_ROOT)
+    except ValueError:
+        pass
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    return f"KERAS_BACKEND={keras.backend.backend()} python " + shlex.join(
+        [str(script), *arguments]
+    )

@@ -5,6 +5,7 @@ import math
 import pathlib
 import re
 
+from keras_rda.experiments.benchmark_tables import benchmark_markdown
 from keras_rda.experiments.runner import json_safe
 from keras_rda.experiments.runner import metric_key
 from keras_rda.utils import validation
@@ -257,72 +258,19 @@ def table_record_markdown(data):
     return "\n".join(lines)
 
 
-def is_speed_record(data):
-    """Whether `data` is a `benchmarks/rnn_speed.py --json` record: rows of
-    `{length, xla, model, ms_per_step, ratio_to_lstm}`."""
-    rows = data.get("rows")
-    return bool(rows) and isinstance(rows[0], dict) and "ratio_to_lstm" in rows[0]
-
-
-def speed_record_markdown(data):
-    """A speed record as Markdown: a row per (T, XLA), a column per model
-    (the LSTM's time, every other model's ratio to it), its sizes and
-    versions, and its peak-memory table if it measured one."""
-    settings = data["settings"]
-    backend = data["backend"]
-    models = list(dict.fromkeys(row["model"] for row in data["rows"]))
-    keys = list(dict.fromkeys((row["length"], row["xla"]) for row in data["rows"]))
-    cell = {(r["length"], r["xla"], r["model"]): r for r in data["rows"]}
-    lines = [
-        f"{backend} {data['versions'].get(backend, '')}, keras "
-        f"{data['versions']['keras']}; {settings['units']} units, batch "
-        f"{settings['batch_size']}, input dim {settings['input_dim']}, "
-        f"median {settings.get('clock', 'wall')} time of "
-        f"{settings['repeats']} interleaved steps:",
-        "",
-        "| T | XLA | " + " | ".join(models) + " |",
-        "|---|---|" + "---:|" * len(models),
-    ]
-    for length, xla in keys:
-        entries = []
-        for model in models:
-            row = cell.get((length, xla, model))
-            if row is None:
-                entries.append("")
-            elif model == "LSTM":
-                entries.append(f"1.00 ({row['ms_per_step']:.0f} ms)")
-            else:
-                entries.append(f"{row['ratio_to_lstm']:.2f}")
-        lines.append(
-            f"| {length} | {'on' if xla else 'off'} | " + " | ".join(entries) + " |"
-        )
-    memory = data.get("memory")
-    if memory:
-        lines += [
-            "",
-            f"Peak memory of one training step at T = {memory['length']} (the "
-            "rise of the process's peak RSS over its RSS before the step):",
-            "",
-            "| model | MiB |",
-            "|---|---:|",
-        ]
-        for model, m in memory["models"].items():
-            lines.append(f"| {model} | {m['step_increase_mib']:.0f} |")
-    return "\n".join(lines)
-
-
 def render(data, name):
     """The Markdown a record stands for in the docs: its table and its command.
 
     `data` is a run record (written by `keras-rda train`/`compare`, with
-    `"runs"`), a speed record (`benchmarks/rnn_speed.py --json`), or a
-    table record (written by a benchmark script, with `"columns"` and
-    `"rows"`; see docs/experiments.md).
+    `"runs"`), a benchmark record (`benchmarks/*.py --json`; see
+    `keras_rda.experiments.benchmark_tables`), or a table record (with
+    `"columns"` and `"rows"`; see docs/experiments.md).
     """
+    benchmark = None if "runs" in data else benchmark_markdown(data)
     if "runs" in data:
         table = results_table(data)
-    elif is_speed_record(data):
-        table = speed_record_markdown(data)
+    elif benchmark is not None:
+        table = benchmark
     elif "columns" in data and "rows" in data:
         table = table_record_markdown(data)
     else:

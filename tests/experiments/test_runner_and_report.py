@@ -188,48 +188,6 @@ def test_rebuild_tables_between_markers(tmp_path):
         )
 
 
-def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
-    """A `benchmarks/rnn_speed.py --json` record: the LSTM's time in ms,
-    every other model's ratio to it, a blank where a model did not run."""
-    rows = [
-        {"length": 100, "xla": False, "model": "LSTM", "ms_per_step": 250.4},
-        {"length": 100, "xla": False, "model": "RDA layer", "ms_per_step": 300.0},
-        {"length": 100, "xla": True, "model": "LSTM", "ms_per_step": 200.0},
-        {"length": 100, "xla": True, "model": "RDA layer", "ms_per_step": 150.0},
-        {"length": 100, "xla": True, "model": "GRU", "ms_per_step": 180.0},
-    ]
-    lstm = {
-        (r["length"], r["xla"]): r["ms_per_step"] for r in rows if r["model"] == "LSTM"
-    }
-    for r in rows:
-        r["ratio_to_lstm"] = r["ms_per_step"] / lstm[(r["length"], r["xla"])]
-    record = {
-        "command": "python benchmarks/rnn_speed.py --json x.json",
-        "backend": "jax",
-        "versions": {"jax": "0.1", "keras": "3.0"},
-        "settings": {
-            "units": 8,
-            "batch_size": 4,
-            "input_dim": 2,
-            "repeats": 3,
-            "clock": "cpu",
-        },
-        "rows": rows,
-        "memory": {"length": 10, "models": {"LSTM": {"step_increase_mib": 12.4}}},
-    }
-    assert report.is_speed_record(record)
-    assert not report.is_speed_record({"columns": ["a"], "rows": [["1"]]})
-    report.write_json(tmp_path / "benchmarks" / "s.json", record)
-    text = "<!-- keras-rda report: benchmarks/s -->\n<!-- /keras-rda report -->\n"
-    new, _ = report.rebuild_tables(text, tmp_path)
-    assert "jax 0.1, keras 3.0; 8 units, batch 4, input dim 2, median cpu time" in new
-    assert "| T | XLA | LSTM | RDA layer | GRU |" in new
-    assert "| 100 | off | 1.00 (250 ms) | 1.20 |  |" in new
-    assert "| 100 | on | 1.00 (200 ms) | 0.75 | 0.90 |" in new
-    assert "| LSTM | 12 |" in new
-    assert "`python benchmarks/rnn_speed.py --json x.json`" in new
-
-
 def test_interrupted_run_resumes_as_uninterrupted(tmp_path):
     """Stopped after 2 of 3 evaluations (a crash), rerun: same curve and weights."""
     import keras_rda.experiments.runner as runner

@@ -1,0 +1,217 @@
+"""Markdown tables of the `benchmarks/` records (`--json`), for `keras-rda report`.
+
+Each benchmark script writes a JSON record: its command, provenance and
+settings, and rows of measurements. The functions here turn a record into
+the table the docs show, so that no number in the docs is typed by hand:
+
+- speed records (`rnn_speed.py`, `memory_speed.py`): a row per (T, XLA),
+  a column per model, each model's time as a ratio to the LSTM measured in
+  the same run;
+- cost records (`rnn_cost.py`): XLA's counts of one time step and the
+  compiled program's working memory;
+- profile records (`rnn_profile.py`): where a training step's time goes,
+  kernel by kernel.
+"""
+
+
+def _ratio(value, reference):
+    return f"{value:.1f} ({value / reference:.2f})" if reference else f"{value:.1f}"
+
+
+def _code(name):
+    """A kernel's name as code, unless it has its own backticks (TF's
+    "`Type` (op name)")."""
+    return name if "`" in name else f"`{name}`"
+
+
+def is_speed_record(data):
+    """Whether `data` is a speed record: rows of `{length or T, xla, model,
+    ms_per_step, ratio_to_lstm}` (`rnn_speed.py`, `memory_speed.py`)."""
+    rows = data.get("rows")
+    return bool(rows) and isinstance(rows[0], dict) and "ratio_to_lstm" in rows[0]
+
+
+def machine_text(data):
+    """Where a record ran: its accelerator, else the CPU's usable cores."""
+    machine = data.get("machine") or {}
+    accelerators = machine.get("accelerators")
+    if accelerators:
+        return ", ".join(accelerators)
+    cores = machine.get("usable_cores")
+    return f"CPU, {cores} cores" if cores else "CPU"
+
+
+def _speed_header(data):
+    versions = data["versions"]
+    backend = data.get("backend") or versions.get("backend", "")
+    where = (
+        f"{machine_text(data)}; {backend} {versions.get(backend, '')}, "
+        f"keras {versions['keras']}"
+    )
+    if "sizes" in data:  # memory_speed.py
+        sizes = data["sizes"]
+        return (
+            f"{where}; LSTM controller {sizes['units']} units, "
+            f"{sizes['memory_size']} slots of {sizes['word_size']}, batch "
+            f"{sizes['batch']}, median {data.get('clock', 'wall')} time of "
+            f"{data['rounds']} interleaved rounds. Each model's time per "
+            "training step as a ratio to the LSTM controller alone and, in "
+            "brackets, to the regular-writing model it replaces:"
+        )
+    settings = data["settings"]
+    return (
+        f"{where}; {settings['units']} units, batch {settings['batch_size']}, "
+        f"input dim {settings['input_dim']}, median "
+        f"{settings.get('clock', 'wall')} time of {settings['repeats']} "
+        "interleaved steps:"
+    )
+
+
+def speed_record_markdown(data):
+    """A speed record as Markdown: a row per (T, XLA), a column per model
+    (the LSTM's time, every other model's ratio to it, and its ratio to
+    its `reference` model where it has one), its sizes and versions, and
+    its peak-memory table if it measured one."""
+    rows = data["rows"]
+    models = list(dict.fromkeys(row["model"] for row in rows))
+
+    def length(row):
+        return row["length"] if "length" in row else row["T"]
+
+    keys = list(dict.fromkeys((length(row), row["xla"]) for row in rows))
+    cell = {(length(r), r["xla"], r["model"]): r for r in rows}
+    lines = [
+        _speed_header(data),
+        "",
+        "| T | XLA | " + " | ".join(models) + " |",
+        "|---|---|" + "---:|" * len(models),
+    ]
+    for key in keys:
+        entries = []
+        for model in models:
+            row = cell.get((*key, model))
+            if row is None:
+                entries.append("")
+            elif model == "LSTM":
+                entries.append(f"1.00 ({row['ms_per_step']:.0f} ms)")
+            elif row.get("ratio_to_reference") is not None:
+                entries.append(
+                    f"{row['ratio_to_lstm']:.2f} ({row['ratio_to_reference']:.2f})"
+                )
+            else:
+                entries.append(f"{row['ratio_to_lstm']:.2f}")
+        lines.append(
+            f"| {key[0]} | {'on' if key[1] else 'off'} | " + " | ".join(entries) + " |"
+        )
+    memory = data.get("memory")
+    if memory:
+        lines += [
+            "",
+            f"Peak memory of one training step at T = {memory['length']} (the "
+            "rise of the process's peak RSS over its RSS before the step):",
+            "",
+            "| model | MiB |",
+            "|---|---:|",
+        ]
+        for model, m in memory["models"].items():
+            lines.append(f"| {model} | {m['step_increase_mib']:.0f} |")
+    return "\n".join(lines)
+
+
+def cost_record_markdown(data):
+    """A cost record (`rnn_cost.py`) as Markdown: per model, XLA's counts of
+    one time step of the training program and, where measured, the working
+    memory of the whole program at `memory_length`; ratios to the LSTM in
+    brackets."""
+    settings = data["settings"]
+    rows = data["rows"]
+    reference = next((r for r in rows if r["model"] == "LSTM"), None)
+    memory_length = settings.get("memory_length")
+    with_memory = bool(memory_length) and all("temp_mib" in r for r in rows)
+    columns = [
+        ("flops", 1e6, "MFLOP / step"),
+        ("bytes accessed", 1e6, "MB accessed / step"),
+        ("transcendentals", 1e3, "k transcendentals / step"),
+    ]
+    if with_memory:
+        columns.append(("temp_mib", 1, f"working memory at T = {memory_length}, MiB"))
+    lines = [
+        f"One time step of the compiled training program (forward and "
+        f"backward), {settings['units']} units, batch {settings['batch_size']}, "
+        f"input dim {settings['input_dim']}; XLA's counts for the CPU, ratio "
+        "to the LSTM in brackets:",
+        "",
+        "| model | " + " | ".join(title for _, _, title in columns) + " |",
+        "|---|" + "---:|" * len(columns),
+    ]
+    for row in rows:
+        cells = [
+            _ratio(row[key] / scale, reference[key] / scale if reference else None)
+            for key, scale, _ in columns
+        ]
+        lines.append(f"| {row['model']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def profile_record_markdown(data, top=4):
+    """A profile record (`rnn_profile.py`) as Markdown: per model, the
+    kernels' time per training step, the share launched on every time step
+    (inside the loop), and the `top` kernels (ms per step, launches per
+    step); on TensorFlow also the time by op type."""
+    settings = data["settings"]
+    results = data["results"]
+    by_type = any(r.get("by_type") for r in results)
+    backend = data.get("backend") or data["versions"].get("backend", "")
+    title = "op" if backend == "tensorflow" else "kernel"
+    columns = ["model", f"all {title}s", "in the time loop", f"top {title}s"]
+    if by_type:
+        columns.append("by op type")
+    lines = [
+        f"{machine_text(data)}; {backend} {data['versions'].get(backend, '')}: "
+        "gradient of one "
+        f"training step, T = {settings['length']}, {settings['units']} units, "
+        f"batch {settings['batch_size']}, input dim {settings['input_dim']}; "
+        f"ms per training step, mean of {settings['repeats']} traced steps:",
+        "",
+        "| " + " | ".join(columns) + " |",
+        "|---|---:|---:|---|" + ("---|" if by_type else ""),
+    ]
+    for result in results:
+        total = result["kernels_ms_per_step"]
+        kernels = ", ".join(
+            f"{_code(k['kernel'])} {k['ms_per_step']:.0f} "
+            f"(x{k['launches_per_step']:.0f})"
+            for k in result["kernels"][:top]
+        )
+        cells = [
+            result["model"],
+            f"{total:.0f} ms",
+            f"{result['loop_kernels_ms_per_step'] / total:.0%}",
+            kernels,
+        ]
+        if by_type:
+            cells.append(
+                ", ".join(
+                    f"{t['type']} {t['ms_per_step']:.0f}"
+                    for t in (result.get("by_type") or [])[:top]
+                )
+            )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+#: `benchmark` name in a record -> its renderer.
+RENDERERS = {
+    "rnn_cost": cost_record_markdown,
+    "rnn_profile": profile_record_markdown,
+}
+
+
+def benchmark_markdown(data):
+    """The table of a benchmark record, or None if `data` is not one."""
+    renderer = RENDERERS.get(data.get("benchmark"))
+    if renderer is not None:
+        return renderer(data)
+    if is_speed_record(data):
+        return speed_record_markdown(data)
+    return None

@@ -1,0 +1,190 @@
+"""The tables of the `benchmarks/` records (`keras-rda report`)."""
+
+import json
+import pathlib
+
+import pytest
+
+from keras_rda.experiments import benchmark_tables
+from keras_rda.experiments import report
+
+RESULTS = pathlib.Path(__file__).resolve().parents[2] / "results"
+
+
+def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
+    """A `benchmarks/rnn_speed.py --json` record: the LSTM's time in ms,
+    every other model's ratio to it, a blank where a model did not run."""
+    rows = [
+        {"length": 100, "xla": False, "model": "LSTM", "ms_per_step": 250.4},
+        {"length": 100, "xla": False, "model": "RDA layer", "ms_per_step": 300.0},
+        {"length": 100, "xla": True, "model": "LSTM", "ms_per_step": 200.0},
+        {"length": 100, "xla": True, "model": "RDA layer", "ms_per_step": 150.0},
+        {"length": 100, "xla": True, "model": "GRU", "ms_per_step": 180.0},
+    ]
+    lstm = {
+        (r["length"], r["xla"]): r["ms_per_step"] for r in rows if r["model"] == "LSTM"
+    }
+    for r in rows:
+        r["ratio_to_lstm"] = r["ms_per_step"] / lstm[(r["length"], r["xla"])]
+    record = {
+        "command": "python benchmarks/rnn_speed.py --json x.json",
+        "backend": "jax",
+        "versions": {"jax": "0.1", "keras": "3.0"},
+        "settings": {
+            "units": 8,
+            "batch_size": 4,
+            "input_dim": 2,
+            "repeats": 3,
+            "clock": "cpu",
+        },
+        "rows": rows,
+        "memory": {"length": 10, "models": {"LSTM": {"step_increase_mib": 12.4}}},
+    }
+    assert benchmark_tables.is_speed_record(record)
+    assert not benchmark_tables.is_speed_record({"columns": ["a"], "rows": [["1"]]})
+    report.write_json(tmp_path / "benchmarks" / "s.json", record)
+    text = "<!-- keras-rda report: benchmarks/s -->\n<!-- /keras-rda report -->\n"
+    new, _ = report.rebuild_tables(text, tmp_path)
+    assert "jax 0.1, keras 3.0; 8 units, batch 4, input dim 2, median cpu time" in new
+    assert "| T | XLA | LSTM | RDA layer | GRU |" in new
+    assert "| 100 | off | 1.00 (250 ms) | 1.20 |  |" in new
+    assert "| 100 | on | 1.00 (200 ms) | 0.75 | 0.90 |" in new
+    assert "| LSTM | 12 |" in new
+    assert "`python benchmarks/rnn_speed.py --json x.json`" in new
+
+
+def test_memory_speed_record_gives_ratios_to_lstm_and_to_the_reference():
+    """`memory_speed.py` rows are keyed by `T` and carry the regular-writing
+    model they replace: the cell shows both ratios."""
+    rows = [
+        {"T": 50, "xla": True, "model": "LSTM", "ms_per_step": 20.0},
+        {"T": 50, "xla": True, "model": "DNC cell", "ms_per_step": 40.0},
+        {"T": 50, "xla": True, "model": "DNC+UW", "ms_per_step": 24.0},
+    ]
+    for row in rows:
+        row["ratio_to_lstm"] = row["ms_per_step"] / 20.0
+        row["reference"] = "DNC cell" if row["model"] == "DNC+UW" else None
+        row["ratio_to_reference"] = 24.0 / 40.0 if row["reference"] else None
+    record = {
+        "benchmark": "memory_speed",
+        "backend": "tensorflow",
+        "versions": {"tensorflow": "2.0", "keras": "3.0"},
+        "sizes": {"units": 100, "memory_size": 4, "word_size": 16, "batch": 64},
+        "machine": {"usable_cores": 16, "accelerators": ["cuda:0 (H100)"]},
+        "clock": "cpu",
+        "rounds": 8,
+        "rows": rows,
+    }
+    text = benchmark_tables.benchmark_markdown(record)
+    assert text.startswith("cuda:0 (H100); tensorflow 2.0, keras 3.0; LSTM controller")
+    assert "100 units, 4 slots of 16, batch 64, median cpu time of 8" in text
+    assert "| T | XLA | LSTM | DNC cell | DNC+UW |" in text
+    assert "| 50 | on | 1.00 (20 ms) | 2.00 | 1.20 (0.60) |" in text
+
+
+def _cost_row(model, flops, nbytes, transcendentals, temp=None):
+    row = {
+        "model": model,
+        "flops": flops,
+        "bytes accessed": nbytes,
+        "transcendentals": transcendentals,
+    }
+    if temp is not None:
+        row["temp_mib"] = temp
+    return row
+
+
+def test_cost_record_gives_each_count_with_its_ratio_to_the_lstm():
+    settings = {"units": 250, "batch_size": 100, "input_dim": 2, "memory_length": 1000}
+    record = {
+        "benchmark": "rnn_cost",
+        "settings": settings,
+        "rows": [
+            _cost_row("LSTM", 200e6, 20e6, 100e3, temp=1000.0),
+            _cost_row("RDA layer", 150e6, 30e6, 180e3, temp=1500.0),
+        ],
+    }
+    text = benchmark_tables.benchmark_markdown(record)
+    assert "working memory at T = 1000, MiB" in text
+    assert (
+        "| LSTM | 200.0 (1.00) | 20.0 (1.00) | 100.0 (1.00) | 1000.0 (1.00) |" in text
+    )
+    assert (
+        "| RDA layer | 150.0 (0.75) | 30.0 (1.50) | 180.0 (1.80) | 1500.0 (1.50) |"
+        in text
+    )
+
+    # A record without the memory column (or one model without it) has none.
+    record["settings"] = {**settings, "memory_length": 0}
+    text = benchmark_tables.benchmark_markdown(record)
+    assert "working memory" not in text
+    assert "| RDA layer | 150.0 (0.75) | 30.0 (1.50) | 180.0 (1.80) |" in text
+
+
+def test_profile_record_gives_the_loop_share_and_the_top_kernels():
+    def result(model, kernels, by_type=None):
+        total = sum(ms for _, ms, _ in kernels)
+        return {
+            "model": model,
+            "ms_per_step_traced": 2 * total,
+            "kernels_ms_per_step": total,
+            "loop_kernels_ms_per_step": sum(ms for _, ms, n in kernels if n >= 10),
+            "kernels": [
+                {"kernel": k, "ms_per_step": ms, "launches_per_step": n}
+                for k, ms, n in kernels
+            ],
+            "by_type": by_type,
+        }
+
+    record = {
+        "benchmark": "rnn_profile",
+        "backend": "tensorflow",
+        "versions": {"tensorflow": "2.0", "keras": "3.0"},
+        "settings": {
+            "units": 8,
+            "batch_size": 4,
+            "input_dim": 2,
+            "length": 10,
+            "repeats": 3,
+        },
+        "results": [
+            result(
+                "RDA layer",
+                [("MatMul", 30.0, 10), ("Mul", 20.0, 20), ("dR", 10.0, 1)],
+                by_type=[{"type": "MatMul", "ms_per_step": 40.0}],
+            )
+        ],
+    }
+    text = benchmark_tables.profile_record_markdown(record, top=2)
+    assert "| model | all ops | in the time loop | top ops | by op type |" in text
+    assert (
+        "| RDA layer | 60 ms | 83% | `MatMul` 30 (x10), `Mul` 20 (x20) | MatMul 40 |"
+        in text
+    )
+
+
+def _records_with_a_renderer():
+    """The committed benchmark records of a kind `benchmark_tables` renders
+    (`parallel_rda_speed.py` prints its own table)."""
+    for path in sorted((RESULTS / "benchmarks").glob("**/*.json")):
+        data = json.loads(path.read_text())
+        if data.get("benchmark") in benchmark_tables.RENDERERS or (
+            benchmark_tables.is_speed_record(data)
+        ):
+            yield str(path.relative_to(RESULTS).with_suffix("")), data
+
+
+RECORDS = dict(_records_with_a_renderer())
+
+
+def test_the_committed_records_include_every_kind():
+    kinds = {data.get("benchmark", "rnn_speed") for data in RECORDS.values()}
+    assert kinds >= {"rnn_speed", "memory_speed", "rnn_cost", "rnn_profile"}
+
+
+@pytest.mark.parametrize("name", sorted(RECORDS))
+def test_every_committed_benchmark_record_renders(name):
+    """The committed records still match what the renderers read (a field
+    renamed in a script would otherwise surface only in `keras-rda report`)."""
+    text = report.render(RECORDS[name], name)
+    assert text.count("\n|") >= 3, text
