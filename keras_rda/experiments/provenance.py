@@ -18,6 +18,10 @@ PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]
 def git_commit(root=PACKAGE_ROOT):
     """`{"commit": sha, "dirty": bool}` of the checkout holding the package.
 
+    `dirty` says whether a tracked file differs from the commit, records
+    under `results/` aside: a run that rewrites a committed record (or the
+    second of two benchmark commands) still ran the committed code.
+
     Outside a git checkout (an installed wheel, or a copy of the tree on
     another machine) the commit is `$KERAS_RDA_GIT_COMMIT` when set, else
     None, and `dirty` is None.
@@ -32,7 +36,15 @@ def git_commit(root=PACKAGE_ROOT):
             check=True,
         ).stdout.strip()
         status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            [
+                "git",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":!results",
+            ],
             cwd=root,
             capture_output=True,
             text=True,

@@ -30,3 +30,24 @@ def test_commit_inside_this_checkout_is_a_sha():
     assert len(commit["commit"]) == 40
     int(commit["commit"], 16)
     assert isinstance(commit["dirty"], bool)
+
+
+def test_a_rewritten_record_does_not_make_the_checkout_dirty(tmp_path):
+    """Records under results/ are outputs: rewriting one leaves `dirty`
+    False; changing any other tracked file makes it True."""
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "run.json").write_text("{}\n")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+    assert provenance.git_commit(tmp_path)["dirty"] is False
+    (tmp_path / "results" / "run.json").write_text('{"runs": []}\n')
+    assert provenance.git_commit(tmp_path)["dirty"] is False
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert provenance.git_commit(tmp_path)["dirty"] is True
