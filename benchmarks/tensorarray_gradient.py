@@ -8,6 +8,10 @@ grows with T; the fused RDA/RWA recurrence does not differentiate a loop.
 
     python benchmarks/tensorarray_gradient.py
     python benchmarks/tensorarray_gradient.py --lengths 1000 4000 --features 2 512
+    python benchmarks/tensorarray_gradient.py --json PATH   # a table record
+
+The record is a table record (`columns`, `rows`: microseconds of CPU time
+per step, a row per F, a column per T) that `keras-rda report` renders.
 """
 
 import argparse
@@ -17,6 +21,10 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
+
+from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.provenance import script_command  # noqa: E402
+from keras_rda.experiments.report import write_json  # noqa: E402
 
 
 def read_loop_gradient(length, features):
@@ -42,9 +50,11 @@ def main(argv=None):
     parser.add_argument("--lengths", type=int, nargs="+", default=[1000, 2000, 4000])
     parser.add_argument("--features", type=int, nargs="+", default=[2, 512])
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--json", metavar="PATH", help="write a table record here")
     args = parser.parse_args(argv)
     print("| F | T | ms per gradient | us per step |")
     print("|---|---|---:|---:|")
+    micros = {}
     for features in args.features:
         for length in args.lengths:
             x = tf.random.normal((length, 16, features))
@@ -54,10 +64,31 @@ def main(argv=None):
             for _ in range(args.repeats):
                 gradient(x)
             seconds = (time.process_time() - start) / args.repeats
+            micros[features, length] = seconds / length * 1e6
             print(
                 f"| {features} | {length} | {seconds * 1e3:.0f} | "
-                f"{seconds / length * 1e6:.1f} |"
+                f"{micros[features, length]:.1f} |"
             )
+    if args.json:
+        write_json(
+            args.json,
+            {
+                "benchmark": "tensorarray_gradient",
+                "command": script_command(argv),
+                **provenance(),
+                "columns": ["F (features per step)"]
+                + [f"T = {length}" for length in args.lengths],
+                "rows": [
+                    [str(features)]
+                    + [f"{micros[features, t]:.0f} us/step" for t in args.lengths]
+                    for features in args.features
+                ],
+                "notes": [
+                    "CPU time per step of the gradient of a loop that only "
+                    f"reads a `[T, 16, F]` `TensorArray`, mean of {args.repeats}."
+                ],
+            },
+        )
 
 
 if __name__ == "__main__":
