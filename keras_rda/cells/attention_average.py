@@ -57,9 +57,10 @@ def attended(denominator):
     a boolean. It is written so because on TensorFlow's CPU kernels a float
     comparison (`Greater`) of a `[100, 250]` tensor costs about 10x a
     multiplication (~140 us against ~10 us on a 2-core CPU), while `sign`
-    costs about one. Without XLA, replacing the four comparisons per time
-    step made a training step of the `RDA` layer 14% faster at T = 1000
-    and the `RWA` layer's 9% (250 units, batch 100; docs/units.md, "Speed").
+    costs about one. Without XLA, the four comparisons per time step were
+    one of the largest op types of the `RDA` and `RWA` layers' training
+    step (`benchmarks/comparison_cost.py`; docs/units.md, "Comparisons cost
+    more than arithmetic").
     """
     return ops.cast(ops.sign(denominator), "bool")
 

@@ -1,0 +1,178 @@
+"""Why the running average asks `d > 0` with `sign`: comparisons on TF's CPU.
+
+On TensorFlow's CPU kernels (XLA off) a float comparison (`Greater`) costs
+about ten times a multiplication. The RWA/RDA running average asks four
+times a step whether anything has been attended yet (`d^ > 0`), so
+`keras_rda.cells.attention_average` writes those questions with `sign`
+(`attended`, `safe_denominator`), exactly equal for every `d^ >= 0`.
+
+This script measures both halves of that, in one process:
+
+1. the cost of one element-wise op on a `[batch, units]` tensor inside a
+   `tf.while_loop` (a multiplication, `sign`, and `where(x > c, ...)`);
+2. one training step of the `RDA` and `RWA` layers as they are (`sign`)
+   and traced with the comparisons put back (`d > 0`, `where(d > 0, d,
+   1)`), interleaved with `keras.layers.LSTM`, as ratios to the LSTM.
+
+    python benchmarks/comparison_cost.py [--lengths 100 1000] [--repeats 5]
+        [--json PATH]
+
+The record is a table record (`columns`, `rows`, `notes`) that
+`keras-rda report` renders.
+"""
+
+import argparse
+import contextlib
+import os
+import statistics
+import time
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+from keras import ops  # noqa: E402
+from rnn_speed import build  # noqa: E402
+
+from keras_rda.cells import attention_average  # noqa: E402
+from keras_rda.experiments.provenance import provenance  # noqa: E402
+from keras_rda.experiments.provenance import script_command  # noqa: E402
+from keras_rda.experiments.report import write_json  # noqa: E402
+
+#: The forms the running average used before, for the A/B.
+COMPARISONS = {
+    "attended": lambda d: d > 0,
+    "safe_denominator": lambda d: ops.where(d > 0, d, 1.0),
+}
+
+
+@contextlib.contextmanager
+def with_comparisons():
+    """Traces inside this block use `d > 0` instead of `sign`."""
+    saved = {name: getattr(attention_average, name) for name in COMPARISONS}
+    for name, form in COMPARISONS.items():
+        setattr(attention_average, name, form)
+    try:
+        yield
+    finally:
+        for name, form in saved.items():
+            setattr(attention_average, name, form)
+
+
+def op_microseconds(batch, units, steps=100, repeats=20):
+    """CPU microseconds of one op per iteration of a `tf.while_loop`."""
+    import tensorflow as tf
+
+    bodies = {
+        "multiply": lambda x: x * 0.9 + 0.05,
+        "sign": lambda x: x * 0.9 + tf.sign(x - 0.5) * 0.05,
+        "where(x > c)": lambda x: tf.where(x > 0.5, x * 0.9, x * 1.1),
+    }
+    x0 = tf.random.uniform((batch, units))
+    result = {}
+    for name, body in bodies.items():
+
+        @tf.function
+        def loop(x, body=body):
+            return tf.while_loop(
+                lambda i, x: i < steps, lambda i, x: (i + 1, body(x)), (0, x)
+            )[1]
+
+        loop(x0)
+        start = time.process_time()
+        for _ in range(repeats):
+            loop(x0)
+        result[name] = (time.process_time() - start) / repeats / steps * 1e6
+    return result
+
+
+def layer_times(length, units, batch, repeats):
+    """Median CPU seconds per training step, models interleaved."""
+    rng = np.random.default_rng(0)
+    x = rng.random((batch, length, 2), dtype=np.float32)
+    y = rng.random((batch, 1), dtype=np.float32)
+    models = {}
+    for name in ("LSTM", "RDA layer", "RWA layer"):
+        variants = [("sign", contextlib.nullcontext)]
+        if name != "LSTM":
+            variants.append(("d > 0", with_comparisons))
+        for form, context in variants:
+            model = build(name, units, length, 2, jit=False)
+            with context():
+                for _ in range(2):  # trace and warm up
+                    model.train_on_batch(x, y)
+            models[name, form] = model
+    times = {key: [] for key in models}
+    for _ in range(repeats):
+        for key, model in models.items():
+            start = time.process_time()
+            model.train_on_batch(x, y)
+            times[key].append(time.process_time() - start)
+    return {key: statistics.median(t) for key, t in times.items()}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lengths", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument("--units", type=int, default=250)
+    parser.add_argument("--batch-size", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", metavar="PATH", help="write a table record here")
+    args = parser.parse_args(argv)
+    if keras.backend.backend() != "tensorflow":
+        raise SystemExit("comparison_cost.py measures TensorFlow's kernels")
+
+    ops_us = op_microseconds(args.batch_size, args.units)
+    notes = [
+        f"One op on a `[{args.batch_size}, {args.units}]` tensor in a "
+        "`tf.while_loop`, CPU microseconds per iteration: "
+        + ", ".join(f"{name} {us:.0f}" for name, us in ops_us.items())
+        + "."
+    ]
+    rows = []
+    for length in args.lengths:
+        times = layer_times(length, args.units, args.batch_size, args.repeats)
+        lstm = times["LSTM", "sign"]
+        rows.append(
+            [str(length), f"1.00 ({lstm * 1e3:.0f} ms)"]
+            + [
+                f"{times[name, form] / lstm:.2f}"
+                for name in ("RDA layer", "RWA layer")
+                for form in ("sign", "d > 0")
+            ]
+        )
+    columns = [
+        "T",
+        "LSTM",
+        "RDA layer (sign)",
+        "RDA layer (d > 0)",
+        "RWA layer (sign)",
+        "RWA layer (d > 0)",
+    ]
+    notes.append(
+        f"One training step, {args.units} units, batch {args.batch_size}, input "
+        f"dim 2, XLA off, median CPU time of {args.repeats} interleaved steps; "
+        "ratio to the LSTM."
+    )
+    print("| " + " | ".join(columns) + " |")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print("\n".join(notes))
+    if args.json:
+        write_json(
+            args.json,
+            {
+                "benchmark": "comparison_cost",
+                "command": script_command(argv),
+                **provenance(),
+                "columns": columns,
+                "rows": rows,
+                "notes": notes,
+                "op_microseconds": ops_us,
+            },
+        )
+
+
+if __name__ == "__main__":
+    main()
