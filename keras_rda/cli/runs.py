@@ -46,6 +46,12 @@ def parent_parser():
     )
     group.add_argument("--learning-rate", type=float, help="Adam learning rate")
     group.add_argument(
+        "--clipvalue",
+        type=float,
+        help="element-wise gradient clip for every model (0: none); default: "
+        "the task's paper's where it trains all models alike, else each model's",
+    )
+    group.add_argument(
         "--eval-every",
         type=int,
         help="steps between evaluations; also the checkpoint interval",
@@ -127,6 +133,13 @@ def setup(args):
             settings["units"] = units
     if args.learning_rate is not None:
         settings["learning_rate"] = args.learning_rate
+    if args.clipvalue is not None:
+        if args.clipvalue < 0:
+            raise CommandError(
+                f"--clipvalue expects a number >= 0 (0: no clipping); "
+                f"got {args.clipvalue}"
+            )
+        settings["clipvalue"] = args.clipvalue
     settings["eval_every"] = min(settings["eval_every"], settings["steps"])
     return task, settings
 
@@ -164,8 +177,9 @@ def describe(task, settings, scale):
         paper = type(task).training_settings("paper")
         changed = [f"{k} {a} -> {b}" for k, (a, b) in type(task).shortened().items()]
         changed += [
-            f"{k} {paper.get(k, DEFAULT_FROM_ZOO)} -> {settings[k]}"
-            for k in ("units", "batch_size", "steps", "learning_rate")
+            f"{k} {paper.get(k, DEFAULT_FROM_ZOO)} -> "
+            f"{settings.get(k, DEFAULT_FROM_ZOO)}"
+            for k in ("units", "batch_size", "steps", "learning_rate", "clipvalue")
             if paper.get(k) != settings.get(k)
         ]
         if changed:
@@ -220,6 +234,7 @@ def run_models(args, model_names, stem):
                     eval_examples=settings["eval_examples"],
                     seed=seed,
                     learning_rate=settings.get("learning_rate"),
+                    clipvalue=settings.get("clipvalue"),
                     jit_compile=args.jit,
                     strategy=strategy,
                     stop_at_threshold=args.until_threshold,

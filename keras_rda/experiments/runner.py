@@ -318,7 +318,9 @@ def strategy_name(strategy):
     return "mirrored" if "Mirrored" in kind else "default"
 
 
-def _build(spec, task, units, model_kwargs, learning_rate, jit_compile, strategy):
+def _build(
+    spec, task, units, model_kwargs, learning_rate, clipvalue, jit_compile, strategy
+):
     import keras
 
     if strategy is None or isinstance(strategy, str):
@@ -329,7 +331,8 @@ def _build(spec, task, units, model_kwargs, learning_rate, jit_compile, strategy
         # train on the first one.
         if len(model.outputs) > 1:
             model = keras.Model(model.inputs, model.outputs[0], name=model.name)
-        compile_for_task(model, task, spec.optimizer(learning_rate), jit_compile)
+        optimizer = spec.optimizer(learning_rate, clipvalue)
+        compile_for_task(model, task, optimizer, jit_compile)
     return model
 
 
@@ -344,6 +347,7 @@ def train(
     eval_examples,
     seed=0,
     learning_rate=None,
+    clipvalue=None,
     jit_compile=False,
     strategy=None,
     stop_at_threshold=False,
@@ -364,6 +368,7 @@ def train(
         eval_examples: size of the fixed held-out set.
         seed: seeds Keras's initialisers and the training stream.
         learning_rate: overrides the zoo entry's learning rate.
+        clipvalue: overrides the zoo entry's element-wise gradient clip.
         jit_compile: compile the train step with XLA.
         strategy: a `tf.distribute.Strategy`, or a name for
             `keras_rda.utils.strategies.make_strategy` ("default",
@@ -395,7 +400,7 @@ def train(
         "eval_every": eval_every,
         "eval_examples": int(eval_examples),
         "learning_rate": learning_rate or spec.learning_rate,
-        "clipvalue": spec.clipvalue,
+        "clipvalue": clipvalue if clipvalue is not None else spec.clipvalue,
         "seed": seed,
         "jit_compile": bool(jit_compile),
         "strategy": strategy_name(strategy),
@@ -415,7 +420,14 @@ def train(
         )
     keras.utils.set_random_seed(seed)
     model = _build(
-        spec, task, units, model_kwargs, learning_rate, jit_compile, strategy
+        spec,
+        task,
+        units,
+        model_kwargs,
+        learning_rate,
+        clipvalue,
+        jit_compile,
+        strategy,
     )
     if checkpoint is not None and checkpoint.finished() is not None:
         checkpoint.load_final(model)

@@ -54,13 +54,20 @@ class ModelSpec:
     units: int | None = None
     layer: Callable | None = None
 
-    def optimizer(self, learning_rate=None):
-        """A fresh Adam optimiser with the paper's settings."""
+    def optimizer(self, learning_rate=None, clipvalue=None):
+        """A fresh Adam optimiser with the paper's settings.
+
+        Args:
+            learning_rate: overrides the model's learning rate.
+            clipvalue: overrides the model's element-wise gradient clip
+                (a task whose paper trains every model alike sets it).
+        """
         import keras
 
         kwargs = {"learning_rate": learning_rate or self.learning_rate}
-        if self.clipvalue is not None:
-            kwargs["clipvalue"] = self.clipvalue
+        clip = clipvalue if clipvalue is not None else self.clipvalue
+        if clip:  # None or 0: no clipping
+            kwargs["clipvalue"] = clip
         return keras.optimizers.Adam(**kwargs)
 
 

@@ -156,6 +156,36 @@ def test_plain_units_replace_the_paper_scales_per_model_sizes(tmp_path, capsys):
     assert [r["settings"]["units"] for r in data["runs"]] == [3, 3]
 
 
+def test_paper_scale_trains_every_uw_model_with_the_papers_clip(tmp_path, capsys):
+    """Section 3.2 fixes lr 1e-3 and clipping 10 for all models: the LSTM
+    baseline too, whose zoo entry (the RDA paper's) clips at 1. `--clipvalue`
+    overrides it for every model, and 0 means no clipping."""
+    results = tmp_path / "results"
+    command = ["compare", "uw-copy", "--scale", "paper", "--models", "lstm,dnc"]
+    command += ["--seq-len", "6", "--out", str(tmp_path), "--results-dir", str(results)]
+    assert main(command + TINY) == 0
+    data = json.loads((results / "uw-copy-compare.json").read_text())
+    assert [r["settings"]["clipvalue"] for r in data["runs"]] == [10.0, 10.0]
+    assert [r["settings"]["learning_rate"] for r in data["runs"]] == [1e-3, 1e-3]
+
+    assert main(command + TINY + ["--clipvalue", "0", "--restart"]) == 0
+    data = json.loads((results / "uw-copy-compare.json").read_text())
+    assert [r["settings"]["clipvalue"] for r in data["runs"]] == [0.0, 0.0]
+
+    assert main(command + TINY + ["--clipvalue", "-1"]) == 2
+    assert "--clipvalue" in capsys.readouterr().err
+
+
+def test_optimizer_clip_override():
+    from keras_rda.experiments.zoo import get_model_spec
+
+    spec = get_model_spec("lstm")
+    assert spec.clipvalue == 1.0
+    assert spec.optimizer().clipvalue == 1.0
+    assert spec.optimizer(clipvalue=10.0).clipvalue == 10.0
+    assert spec.optimizer(clipvalue=0.0).clipvalue is None
+
+
 def test_bad_units_name_the_flag(tmp_path, capsys):
     for units in ("0", "lstm=", "=5", "lstm=x", "nosuchmodel=4"):
         code = main(
