@@ -24,7 +24,6 @@ The record is a table record (`columns`, `rows`, `notes`) that
 import argparse
 import contextlib
 import os
-import statistics
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -34,6 +33,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 from keras import ops  # noqa: E402
 from rnn_speed import build  # noqa: E402
+from rnn_speed import time_steps  # noqa: E402
 
 from keras_rda.cells import attention_average  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
@@ -103,13 +103,7 @@ def layer_times(length, units, batch, repeats):
                 for _ in range(2):  # trace and warm up
                     model.train_on_batch(x, y)
             models[name, form] = model
-    times = {key: [] for key in models}
-    for _ in range(repeats):
-        for key, model in models.items():
-            start = time.process_time()
-            model.train_on_batch(x, y)
-            times[key].append(time.process_time() - start)
-    return {key: statistics.median(t) for key, t in times.items()}
+    return time_steps(models, x, y, 0, repeats, clock=time.process_time)
 
 
 def main(argv=None):
