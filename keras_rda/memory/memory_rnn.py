@@ -11,6 +11,7 @@ under XLA, and pays for memory only on the access steps.
 import keras
 import numpy as np
 from keras import ops
+from keras import tree
 
 from keras_rda.layers.cell_rnn import CellRNN
 from keras_rda.utils import keras_compat
@@ -112,6 +113,12 @@ class MemoryRNN(CellRNN):
         pieces = []
         for start, stop, accesses, attends in schedule_runs(access, attend):
             inputs = sequences[:, start:stop]
+            if not accesses and not attends:
+                outputs, state = self._held_reads_stretch(
+                    inputs, state, start, training
+                )
+                pieces.append(outputs)
+                continue
             if stop - start > UNROLL_LIMIT:
                 outputs, state = self._loop(
                     inputs, state, like, accesses, attends, training
@@ -132,6 +139,95 @@ class MemoryRNN(CellRNN):
                 pieces.append(output[:, None])
         outputs = ops.concatenate(pieces, axis=1) if len(pieces) > 1 else pieces[0]
         return outputs[:, -1], outputs, cell.pack_states(state, like)
+
+    def _held_reads_stretch(self, inputs, state, start, training):
+        """Steps between two writes: the controller alone, `r` held.
+
+        Between two accesses the read vectors are constant (Le et al. 2019,
+        Algorithm 1: no access, `r_t = r_{t-1}`), so each step is eq. 3-4,
+        `o_t, h_t = controller([x_t, r], h_{t-1})`, and nothing else changes
+        step by step. The controller's inputs `[x_t, r]` are built for the
+        whole stretch before its loop, the loop carries the controller's
+        state alone, and what depends on the stretch only through its
+        hidden states is computed once after it: the outputs
+        `y_t = W_y [o_t, r] + b_y` and, with Cached Uniform Writing, the
+        cache (Algorithm 1, line 2: step `t` writes `h_{t-1}` to slot
+        `(t - 1) mod L`). The values are those of `MemoryCell.step`.
+
+        Args:
+            inputs: `[B, S, input_dim]`, the stretch's `x_t`.
+            state: the `MemoryState` before it.
+            start: the steps done before it (a Python int: the static path
+                starts every sequence afresh).
+            training: passed to the controller.
+
+        Returns:
+            `(outputs [B, S, output_size], MemoryState after the stretch)`.
+        """
+        cell = self.cell
+        length = inputs.shape[1]
+        reads = ops.cast(cell._flat_reads(state.read_vectors), cell.compute_dtype)
+        held = ops.repeat(reads[:, None, :], length, axis=1)  # [B, S, R * W]
+        controller_inputs = ops.concatenate(
+            [inputs, ops.cast(held, inputs.dtype)], axis=-1
+        )
+        first = tree.flatten(state.controller)
+        keep_hidden = cell.cache_size is not None
+
+        def step(step_inputs, flat):
+            output, new = cell.controller(
+                step_inputs,
+                tree.pack_sequence_as(cell._controller_state_size, flat),
+                training=training,
+            )
+            new = [ops.cast(n, old.dtype) for n, old in zip(tree.flatten(new), flat)]
+            if keep_hidden:  # h_t, for the cache
+                output = ops.concatenate([ops.cast(output, new[0].dtype), new[0]], -1)
+            return output, new
+
+        _, outputs, last = keras_compat.rnn(
+            step,
+            controller_inputs,
+            first,
+            unroll=self.unroll or length <= UNROLL_LIMIT,
+            input_length=length,
+            return_all_outputs=True,
+        )
+        cache = state.cache
+        if keep_hidden:
+            hidden_size = cell._controller_flat_sizes[0]
+            outputs, hidden = outputs[..., :-hidden_size], outputs[..., -hidden_size:]
+            cache = self._cache_after(state.cache, start, first[0], hidden)
+        controller_outputs = ops.cast(outputs, cell.compute_dtype)
+        outputs = cell.output_projection(
+            ops.concatenate([controller_outputs, held], axis=-1)
+        )
+        controller = tree.pack_sequence_as(cell._controller_state_size, list(last))
+        return outputs, state._replace(
+            step=state.step + length, controller=controller, cache=cache
+        )
+
+    def _cache_after(self, cache, start, hidden_before, hidden):
+        """The cache after a stretch, from the hidden states it went through.
+
+        Args:
+            cache: `[B, L, H]`, the cache before the stretch.
+            start: the steps done before the stretch.
+            hidden_before: `[B, H]`, `h` before its first step.
+            hidden: `[B, S, H]`, `h_t` after each of its steps.
+
+        Returns:
+            `[B, L, H]`: slot `j` holds the last `h_{t-1}` with
+            `(t - 1) mod L = j`, or what it held before the stretch.
+        """
+        length = hidden.shape[1]
+        entering = [hidden_before] + [hidden[:, i] for i in range(length - 1)]
+        slots = []
+        for j in range(self.cell.cache_size):
+            last = [i for i in range(length) if (start + i) % self.cell.cache_size == j]
+            slot = entering[last[-1]] if last else cache[:, j]
+            slots.append(ops.cast(slot, cache.dtype))
+        return ops.stack(slots, axis=1)
 
     def _loop(self, inputs, state, like, access, attend, training):
         """A long run of alike steps in the backend's loop."""

@@ -76,6 +76,28 @@ def test_layer_equals_rnn_of_its_cell(kind, schedule, unroll_limit, rng, monkeyp
     assert np.any(got_grads[1 + _index(layer, "interface/kernel")] != 0)
 
 
+@pytest.mark.parametrize("schedule", ["uniform", "cached_uniform"])
+def test_layer_equals_rnn_of_its_cell_with_a_single_state_controller(schedule, rng):
+    # A GRU's state is one tensor, not a list: the stretches between writes
+    # loop the controller alone and must pass it the same structure.
+    layer = keras_rda.DNC(
+        keras.layers.GRUCell(5),
+        memory_size=3,
+        word_size=4,
+        write_schedule=SCHEDULES[schedule],
+        return_sequences=True,
+        return_state=True,
+    )
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    layer.build((None, T, 3))
+    _randomise(layer, rng)
+    reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
+    got_values, got_grads = _outputs_and_gradients(layer, x)
+    want_values, want_grads = _outputs_and_gradients(reference, x)
+    for got, want in zip(got_values + got_grads, want_values + want_grads):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def _index(layer, suffix):
     paths = [w.path for w in layer.trainable_weights]
     return next(i for i, p in enumerate(paths) if p.endswith(suffix))
