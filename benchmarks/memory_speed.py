@@ -13,6 +13,10 @@ times one training step (forward, backward, Adam update) of
   cell's conditional path (cannot be compiled with XLA for training);
 - `DNC+UW`, `DNC+CUW` (cache 5), `NTM+UW`: the `DNC` / `NTM` layers, whose
   static schedule runs the controller as a plain loop between writes;
+- `no memory`: what is left of the DNC without memory, the floor of the
+  layers: the controller fed the read vectors' width too (`[x_t, r]`,
+  11 + 16 inputs) and the output projection `W_y [o_t, r_t]` (a `Dense` of
+  100 on the controller's outputs, inputs of width 116 there);
 
 with an LSTM controller of 100 units, 4 memory slots, word size 16, one read
 and one write head, batch 64, sequence lengths T = 50 and 100 (UW interval
@@ -58,6 +62,7 @@ MODELS = {
     "DNC+CUW": ("dnc", "cached_uniform", "layer", "DNC cell"),
     "NTM cell": ("ntm", "regular", "cell", None),
     "NTM+UW": ("ntm", "uniform", "layer", "NTM cell"),
+    "no memory": ("none", None, None, "DNC cell"),
 }
 
 
@@ -72,6 +77,8 @@ def schedule_for(name, length):
 def build(name, length, jit):
     memory, schedule, path, _ = MODELS[name]
     controller = keras.layers.LSTMCell(UNITS)
+    if memory == "none":
+        return _compiled(no_memory(controller, length), jit)
     if memory is None:
         recurrent = keras.layers.RNN(controller, return_sequences=True)
     else:
@@ -88,6 +95,26 @@ def build(name, length, jit):
     model = keras.Sequential(
         [keras.Input((length, FEATURES)), recurrent, keras.layers.Dense(FEATURES)]
     )
+    return _compiled(model, jit)
+
+
+def no_memory(controller, length):
+    """The DNC without its memory: `[x_t, r_t]` in, `W_y [o_t, r_t]` out.
+
+    Its inputs are `x_t` (11 features) and a stand-in for the read vector
+    (16 more); the controller's outputs and that stand-in go through the
+    output projection (`Dense(100)`), then the same `Dense(11)` as the rest.
+    """
+    inputs = keras.Input((length, FEATURES + WORD))
+    outputs = keras.layers.RNN(controller, return_sequences=True)(inputs)
+    reads = inputs[..., FEATURES:]
+    projected = keras.layers.Dense(UNITS)(
+        keras.layers.Concatenate()([outputs, reads])
+    )
+    return keras.Model(inputs, keras.layers.Dense(FEATURES)(projected))
+
+
+def _compiled(model, jit):
     model.compile(keras.optimizers.Adam(1e-3, clipvalue=10.0), "mse", jit_compile=jit)
     return model
 
@@ -98,14 +125,21 @@ def compiles(name, jit):
 
 
 def time_models(models, x, y, rounds, clock):
-    for model in models.values():  # trace, compile and warm up
-        model.train_on_batch(x, y)
-        model.train_on_batch(x, y)
+    """Median seconds per training step; `x` is widened with random
+    stand-in read vectors for a model that takes them (`no memory`)."""
+    rng = np.random.default_rng(1)
+    inputs = {}
+    for name, model in models.items():
+        width = model.input_shape[-1] - x.shape[-1]
+        extra = rng.random(x.shape[:2] + (width,), dtype=np.float32)
+        inputs[name] = np.concatenate([x, extra], -1) if width else x
+        model.train_on_batch(inputs[name], y)  # trace, compile and warm up
+        model.train_on_batch(inputs[name], y)
     times = {name: [] for name in models}
     for _ in range(rounds):
         for name, model in models.items():
             start = clock()
-            model.train_on_batch(x, y)
+            model.train_on_batch(inputs[name], y)
             times[name].append(clock() - start)
     return {name: float(np.median(t)) for name, t in times.items()}
 
