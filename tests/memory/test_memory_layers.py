@@ -182,9 +182,10 @@ def test_trains_under_xla_with_every_schedule(kind, schedule, rng):
     assert np.any(after != before[interface])
 
 
-def test_mixed_precision_layer_equals_rnn_of_its_cell(rng):
+@pytest.mark.parametrize("schedule", ["uniform", "cached_uniform"])
+def test_mixed_precision_layer_equals_rnn_of_its_cell(schedule, rng):
     keras.config.set_dtype_policy("mixed_float16")
-    layer = _layer("dnc", SCHEDULES["cached_uniform"])
+    layer = _layer("dnc", SCHEDULES[schedule])
     x = rng.normal(size=(2, T, 3)).astype("float32")
     layer.build((None, T, 3))
     reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
@@ -205,3 +206,4 @@ def test_schedule_runs():
         (3, 4, False, False),
         (4, 7, True, False),
     ]
+
