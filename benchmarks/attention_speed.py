@@ -14,6 +14,11 @@ at the same T0, and the process's peak resident memory after each T0
     python benchmarks/attention_speed.py                    # T0 in {1000, 10000}
     python benchmarks/attention_speed.py --quick            # a smoke run
     python benchmarks/attention_speed.py --models ffattn --lengths 10000
+    python benchmarks/attention_speed.py ... --json PATH [--append]
+
+`--json` writes the table as a table record for `keras-rda report`;
+`--append` adds the rows to the record at PATH (a table measured by several
+commands, e.g. the RNNs at T0 = 10,000 with a smaller batch).
 """
 
 import argparse
@@ -27,6 +32,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 
 from keras_rda.experiments import get_model_spec  # noqa: E402
+from keras_rda.experiments.provenance import script_command  # noqa: E402
+from keras_rda.experiments.report import write_table_record  # noqa: E402
 from keras_rda.tasks import get_task  # noqa: E402
 
 REFERENCE = "lstm-attn"
@@ -71,6 +78,10 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--jit", action="store_true", help="compile with XLA")
     parser.add_argument("--quick", action="store_true", help="tiny smoke run")
+    parser.add_argument("--json", metavar="PATH", help="write the table record")
+    parser.add_argument(
+        "--append", action="store_true", help="add the rows to the record at --json"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.lengths, args.batch_size, args.repeats = [100], 8, 1
@@ -93,7 +104,8 @@ def main(argv=None):
                     name,
                     min_length,
                     batch[0].shape[1],
-                    f"{seconds[name]:.3f}",
+                    args.batch_size,
+                    f"{seconds[name]:.3g}",
                     f"{args.batch_size / seconds[name]:.3g}",
                     ratio,
                     f"{memory:.1f}",
@@ -106,13 +118,39 @@ def main(argv=None):
         f"steps after {args.warmup} warm-up, jit_compile={args.jit}, "
         f"{os.cpu_count()} CPUs"
     )
-    print(
-        "| model | T0 | padded T | s / step | sequences / s | speed vs "
-        f"{REFERENCE} | peak RSS GiB (cumulative) |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    columns = [
+        "model",
+        "T0",
+        "padded T",
+        "batch",
+        "s / step",
+        "sequences / s",
+        f"speed vs {REFERENCE}",
+        "peak RSS GiB (cumulative)",
+    ]
+    print("| " + " | ".join(columns) + " |")
+    print("|---|" + "---:|" * (len(columns) - 1))
     for row in rows:
         print("| " + " | ".join(str(v) for v in row) + " |")
+    if args.json:
+        table = {
+            "benchmark": "attention_speed",
+            "columns": columns,
+            "rows": [[str(v) for v in row] for row in rows],
+            "notes": [
+                f"One training step (forward, backward, Adam), {args.units} "
+                f"units, median of {args.repeats} steps after {args.warmup} "
+                f"warm-up, jit_compile={args.jit}, the models of one command "
+                "and T0 interleaved; the speed ratio is to "
+                f"{REFERENCE} of the same command and T0. The peak RSS is the "
+                "process's so far, so it covers every model of the command up "
+                "to that T0."
+            ],
+        }
+        path = write_table_record(
+            args.json, table, script_command(argv), append=args.append
+        )
+        print(f"record: {path}")
 
 
 if __name__ == "__main__":

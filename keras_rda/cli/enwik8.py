@@ -11,6 +11,9 @@ compiles with XLA, so there is no `--jit`. Old spellings still accepted:
 """
 
 import argparse
+import json
+import pathlib
+import shlex
 
 from keras_rda.cli.options import EXIT_INTERRUPTED
 from keras_rda.cli.options import CommandError
@@ -88,6 +91,13 @@ def configure(parser):
         default=None,
         help="steps between checkpoints (default: the scale's)",
     )
+    parser.add_argument(
+        "--results-dir",
+        metavar="DIR",
+        help="also add the finished run to the record DIR/enwik8-SCALE.json "
+        "(one record per scale, one run per model, a rerun replaces its "
+        "model's run); the repository's records live in results/",
+    )
     deprecated_alias(parser, "--preset", "scale", "--scale", choices=SCALES)
     deprecated_alias(parser, "--bptt", "seq_len", "--seq-len", type=int)
     deprecated_alias(parser, "--quiet", "verbose", "--verbose 0", const=0)
@@ -162,4 +172,20 @@ def run(args):
         f"{args.model}: valid BPC {result['valid_bpc']:.4f}, "
         f"test BPC {result['test_bpc']:.4f} after {result['step']} steps"
     )
+    if args.results_dir:
+        from keras_rda.experiments import report
+
+        command = "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
+        path = report.add_enwik8_run(
+            pathlib.Path(args.results_dir) / f"enwik8-{args.scale}.json",
+            {
+                # The trainer's `results.json`: the result, model and preset.
+                **json.loads((pathlib.Path(out) / "results.json").read_text()),
+                "command": command,
+                "seed": args.seed,
+                "data": pathlib.Path(data.path).name,
+                "history": trainer.history(),
+            },
+        )
+        print(f"record: {path}")
     return 0

@@ -173,6 +173,108 @@ def write_json(path, data):
     return path
 
 
+def write_table_record(path, table, command, append=False, **lists):
+    """Writes a table record (`columns`, `rows`: see `render`) of a script.
+
+    Args:
+        path: where the record goes.
+        table: `{"benchmark", "columns", "rows"}` and optionally `align`
+            and `notes`.
+        command: the command that measured these rows.
+        append: add the rows (and `lists`) to the record already at `path`,
+            keeping its commands: one table from several commands.
+        **lists: further per-row or per-trial lists kept in the record,
+            extended the same way (e.g. `trials`).
+
+    Returns:
+        The path written.
+    """
+    from keras_rda.experiments import provenance
+
+    path = pathlib.Path(path)
+    old = json.loads(path.read_text()) if append and path.is_file() else {}
+    record = {**old, **table, **provenance.provenance()}
+    record["commands"] = old.get("commands", []) + [command]
+    record["command"] = " && ".join(record["commands"])
+    record["rows"] = old.get("rows", []) + list(table["rows"])
+    for key, values in lists.items():
+        record[key] = old.get(key, []) + list(values)
+    return write_json(path, record)
+
+
+def _merged_history(history):
+    """History lines merged by step, the last value of each scalar kept (a
+    resumed run logs the steps after its checkpoint again), in step order."""
+    steps = {}
+    for line in history:
+        line = dict(line)
+        steps.setdefault(line.pop("step"), {}).update(line)
+    return [{"step": step, **steps[step]} for step in sorted(steps)]
+
+
+def add_enwik8_run(path, run):
+    """Adds one finished `keras-rda enwik8` run to the record at `path`.
+
+    The record (`{"experiment": "enwik8", "runs": {model: run}}`) holds one
+    run per model; a rerun of a model replaces its run. Each run carries
+    its own command, seed, provenance and history, since the runs of one
+    record may come from different commits.
+
+    Args:
+        path: the record's path (created if missing).
+        run: the trainer's result (`model`, `step`, `valid_bpc`,
+            `test_bpc`, `preset`, ...) with `command`, `seed`, `data` and
+            `history` (the lines of `history.jsonl`).
+
+    Returns:
+        The path written.
+    """
+    from keras_rda.experiments import provenance
+
+    path = pathlib.Path(path)
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    history = _merged_history(run["history"])
+    speeds = [h["train/chars_per_sec"] for h in history if "train/chars_per_sec" in h]
+    run = {
+        **run,
+        **provenance.provenance(),
+        "history": history,
+        # The first logging interval includes XLA's compilation.
+        "median_chars_per_sec": _median(speeds[1:] or speeds),
+    }
+    data.setdefault("experiment", "enwik8")
+    data.setdefault("runs", {})[run["model"]] = run
+    return write_json(path, data)
+
+
+def enwik8_table(data):
+    """The Markdown table of an enwik8 record (see `add_enwik8_run`): per
+    model the validation BPC at each evaluation (the last in bold), the
+    test BPC and the median training characters per second."""
+    runs = data["runs"]
+    evaluations = {
+        model: {h["step"]: h["valid/bpc"] for h in run["history"] if "valid/bpc" in h}
+        for model, run in runs.items()
+    }
+    steps = sorted({step for points in evaluations.values() for step in points})
+    lines = [
+        "| model | valid BPC at "
+        + " / ".join(f"{s:,}" for s in steps)
+        + " steps | test BPC | training characters / s |",
+        "|---|---|---:|---:|",
+    ]
+    for model, run in runs.items():
+        points = evaluations[model]
+        cells = [f"{points[s]:.3f}" if s in points else "-" for s in steps]
+        last = max(i for i, s in enumerate(steps) if s in points)
+        cells[last] = f"**{cells[last]}**"
+        lines.append(
+            f"| {model} | {' / '.join(cells)} | {run['test_bpc']:.3f} "
+            f"| {run['median_chars_per_sec']:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def _points(run, key):
     points = [(c["step"], c.get(key)) for c in run["curve"]]
     return [(s, v) for s, v in points if v is not None and math.isfinite(v)]
@@ -267,7 +369,10 @@ def render(data, name):
     `"columns"` and `"rows"`; see docs/experiments.md).
     """
     benchmark = None if "runs" in data else benchmark_markdown(data)
-    if "runs" in data:
+    enwik8 = isinstance(data.get("runs"), dict)
+    if enwik8:
+        table = enwik8_table(data)
+    elif "runs" in data:
         table = results_table(data)
     elif benchmark is not None:
         table = benchmark
@@ -285,7 +390,15 @@ def render(data, name):
         lines += [note, ""]
     command = data.get("command")
     source = f"`results/{name}.json`"
-    if command:
+    commands = (
+        [r["command"] for r in data["runs"].values() if "command" in r]
+        if enwik8
+        else []
+    )
+    if commands:
+        lines.append("Commands (record " + source + "):")
+        lines += ["", "```", *commands, "```"]
+    elif command:
         lines.append(f"Command: `{command}` (record {source}).")
     else:
         lines.append(f"Record: {source}.")

@@ -289,6 +289,10 @@ class Enwik8Trainer:
             print(f"\nvalid BPC {bpc['valid_bpc']:.4f}, test BPC {bpc['test_bpc']:.4f}")
         return bpc
 
+    def history(self):
+        """The logged scalars so far (`history.jsonl`), one dict per line."""
+        return self._run_log.history()
+
     def request_stop(self):
         """Asks a running `train` to checkpoint and return after this step.
 

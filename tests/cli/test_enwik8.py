@@ -50,3 +50,19 @@ def test_python_dash_m_training_is_the_enwik8_subcommand():
     assert shim.stderr.strip().endswith(
         "argument `--steps`, expected a positive integer, got 0"
     )
+
+
+def test_enwik8_results_dir_adds_the_run_to_the_scales_record(tmp_path):
+    data = tmp_path / "sample.txt"
+    data.write_bytes(b"<mediawiki the cat sat on the mat. " * 200)
+    argv = ["enwik8", "--data", str(data), "--scale", "tiny", "--steps", "2"]
+    argv += ["--verbose", "0", "--results-dir", str(tmp_path / "results")]
+    for model in ("gru", "lstm"):
+        assert main(argv + ["--model", model, "--out", str(tmp_path / model)]) == 0
+    record = json.loads((tmp_path / "results" / "enwik8-tiny.json").read_text())
+    assert list(record["runs"]) == ["gru", "lstm"]
+    run = record["runs"]["lstm"]
+    result = json.loads((tmp_path / "lstm" / "results.json").read_text())
+    assert run["test_bpc"] == result["test_bpc"] and run["step"] == 2
+    assert run["command"].startswith("keras-rda enwik8 --data")
+    assert run["history"][-1]["valid/bpc"] == result["valid_bpc"]

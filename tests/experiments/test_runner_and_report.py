@@ -232,3 +232,71 @@ def test_interrupted_run_resumes_as_uninterrupted(tmp_path):
     assert again.curve == resumed.curve
     with pytest.raises(ValueError, match="different run"):
         train(task, "gru", checkpoint_dir=tmp_path, **{**TINY, "units": 4})
+
+
+def _enwik8_run(model, valid, test_bpc, speeds, command="keras-rda enwik8"):
+    """A finished run as `keras-rda enwik8` hands it over: a resumed run
+    logs the steps after its checkpoint twice (the later value counts)."""
+    history = [
+        {"step": 10 * (i + 1), "train/chars_per_sec": s} for i, s in enumerate(speeds)
+    ]
+    history += [{"step": step, "valid/bpc": bpc} for step, bpc in valid.items()]
+    history.insert(1, {"step": 20, "valid/bpc": 99.0})  # redone after a resume
+    return {
+        "model": model,
+        "step": max(valid),
+        "valid_bpc": valid[max(valid)],
+        "test_bpc": test_bpc,
+        "command": f"{command} --model {model}",
+        "seed": 0,
+        "history": history,
+    }
+
+
+def test_enwik8_record_collects_one_run_per_model(tmp_path):
+    path = tmp_path / "enwik8-small.json"
+    report.add_enwik8_run(
+        path, _enwik8_run("lstm", {20: 4.5, 40: 3.25}, 3.5, [5.0, 30.0, 10.0, 20.0])
+    )
+    report.add_enwik8_run(
+        path, _enwik8_run("rda", {20: 9.0, 40: 8.0}, 8.5, [1.0, 2.0, 3.0])
+    )
+    # Rerunning a model replaces its run; the other model's run stays.
+    report.add_enwik8_run(
+        path, _enwik8_run("rda", {20: 4.0, 40: 2.875}, 3.125, [1.0, 2.0, 3.0])
+    )
+    data = json.loads(path.read_text())
+    assert list(data["runs"]) == ["lstm", "rda"]
+    lstm = data["runs"]["lstm"]
+    # The step logged twice keeps its later value; steps are in order.
+    assert [h["step"] for h in lstm["history"]] == [10, 20, 30, 40]
+    assert lstm["history"][1]["valid/bpc"] == 4.5
+    # Median speed without the first interval (compilation): of 30, 10, 20.
+    assert lstm["median_chars_per_sec"] == 20.0
+    assert lstm["git"]["commit"] and lstm["command"].endswith("--model lstm")
+    text = report.render(data, "enwik8-small")
+    assert "| lstm | 4.500 / **3.250** | 3.500 | 20 |" in text
+    assert "| rda | 4.000 / **2.875** | 3.125 | 2 |" in text
+    assert "valid BPC at 20 / 40 steps" in text
+    assert "keras-rda enwik8 --model lstm\nkeras-rda enwik8 --model rda" in text
+
+
+def test_table_record_from_two_commands(tmp_path):
+    path = tmp_path / "t.json"
+    table = {"benchmark": "b", "columns": ["model", "x"], "rows": [["a", "1"]]}
+    report.write_table_record(path, table, "python b.py --n 1", trials=[{"n": 1}])
+    report.write_table_record(
+        path,
+        {**table, "rows": [["b", "2"]]},
+        "python b.py --n 2",
+        append=True,
+        trials=[{"n": 2}],
+    )
+    data = json.loads(path.read_text())
+    assert data["rows"] == [["a", "1"], ["b", "2"]]
+    assert data["trials"] == [{"n": 1}, {"n": 2}]
+    assert data["command"] == "python b.py --n 1 && python b.py --n 2"
+    assert "| a | 1 |\n| b | 2 |" in report.render(data, "t")
+    # Without --append the record starts over.
+    report.write_table_record(path, table, "python b.py --n 3")
+    assert json.loads(path.read_text())["rows"] == [["a", "1"]]
