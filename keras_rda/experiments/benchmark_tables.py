@@ -200,10 +200,57 @@ def profile_record_markdown(data, top=4):
     return "\n".join(lines)
 
 
+def parallel_speed_record_markdown(data):
+    """`parallel_rda_speed.py`: a row per (backend, T, XLA), a column per
+    layer, each cell its time per training step and, in brackets, the
+    speed-up over `keras.layers.LSTM` of the same row (higher is faster)."""
+    environment = next(iter(data["environments"].values()))
+    settings = data["settings"]
+    versions = environment["versions"]
+    backends = ", ".join(
+        f"{b} {env['versions'].get(b, '')}" for b, env in data["environments"].items()
+    )
+    header = (
+        f"{machine_text(environment)}; {backends}, keras {versions['keras']}; "
+        f"{settings['units']} units, batch {settings['batch_size']}, input dim "
+        f"{settings['input_dim']}, median {settings.get('clock', 'wall')} time "
+        f"of {settings['repeats']} steps ({settings['long_repeats']} at "
+        "T = 10,000). Time per training step and, in brackets, the speed-up "
+        "over `keras.layers.LSTM` (higher is faster):"
+    )
+    models = list(dict.fromkeys(row["model"] for row in data["rows"]))
+    groups = {}
+    for row in data["rows"]:
+        key = (row["backend"], row["length"], row["xla"])
+        groups.setdefault(key, {})[row["model"]] = row
+    lines = [
+        header,
+        "",
+        "| backend | T | XLA | " + " | ".join(_code(m) for m in models) + " |",
+        "|---|---|---|" + "---:|" * len(models),
+    ]
+    for (backend, length, xla), rows in groups.items():
+        cells = []
+        for model in models:
+            row = rows.get(model)
+            cells.append(
+                ""
+                if row is None
+                else f"{row['ms_per_step']:.1f} ms ({row['speedup_vs_LSTM']:.2f}x)"
+            )
+        lines.append(
+            f"| {backend} | {length:,} | {'on' if xla else 'off'} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return "\n".join(lines)
+
+
 #: `benchmark` name in a record -> its renderer.
 RENDERERS = {
     "rnn_cost": cost_record_markdown,
     "rnn_profile": profile_record_markdown,
+    "parallel_rda_speed": parallel_speed_record_markdown,
 }
 
 

@@ -163,9 +163,57 @@ def test_profile_record_gives_the_loop_share_and_the_top_kernels():
     )
 
 
+def test_parallel_speed_record_gives_times_and_speedups_per_row():
+    """A `parallel_rda_speed.py --json` record: a row per (backend, T, XLA),
+    each layer's time with its speed-up over the LSTM of that row."""
+    rows = [
+        {"backend": "jax", "length": 1000, "xla": True, "model": m, "ms_per_step": t}
+        for m, t in (("LSTM", 50.0), ("RNN(RDACell)", 40.0), ("ParallelRDA", 5.0))
+    ]
+    rows.append(
+        {
+            "backend": "jax",
+            "length": 10000,
+            "xla": True,
+            "model": "LSTM",
+            "ms_per_step": 400.0,
+        }
+    )
+    for row in rows:
+        lstm = next(
+            r for r in rows if r["model"] == "LSTM" and r["length"] == row["length"]
+        )
+        row["speedup_vs_LSTM"] = lstm["ms_per_step"] / row["ms_per_step"]
+    environment = {
+        "versions": {"jax": "0.1", "keras": "3.0"},
+        "machine": {"accelerators": ["cuda:0 (GPU)"]},
+    }
+    record = {
+        "benchmark": "parallel_rda_speed",
+        "environments": {"jax": environment},
+        "settings": {
+            "units": 8,
+            "batch_size": 4,
+            "input_dim": 2,
+            "repeats": 7,
+            "long_repeats": 3,
+            "clock": "wall",
+        },
+        "rows": rows,
+    }
+    text = benchmark_tables.benchmark_markdown(record)
+    assert text.startswith("cuda:0 (GPU); jax 0.1, keras 3.0; 8 units, batch 4")
+    assert "| backend | T | XLA | `LSTM` | `RNN(RDACell)` | `ParallelRDA` |" in text
+    assert (
+        "| jax | 1,000 | on | 50.0 ms (1.00x) | 40.0 ms (1.25x) | 5.0 ms (10.00x) |"
+        in text
+    )
+    assert "| jax | 10,000 | on | 400.0 ms (1.00x) |  |  |" in text
+
+
 def _records_with_a_renderer():
     """The committed benchmark records of a kind `benchmark_tables` renders
-    (`parallel_rda_speed.py` prints its own table)."""
+    (table records, `columns` and `rows`, are rendered as they are)."""
     for path in sorted((RESULTS / "benchmarks").glob("**/*.json")):
         data = json.loads(path.read_text())
         if data.get("benchmark") in benchmark_tables.RENDERERS or (
@@ -179,7 +227,13 @@ RECORDS = dict(_records_with_a_renderer())
 
 def test_the_committed_records_include_every_kind():
     kinds = {data.get("benchmark", "rnn_speed") for data in RECORDS.values()}
-    assert kinds >= {"rnn_speed", "memory_speed", "rnn_cost", "rnn_profile"}
+    assert kinds >= {
+        "rnn_speed",
+        "memory_speed",
+        "rnn_cost",
+        "rnn_profile",
+        "parallel_rda_speed",
+    }
 
 
 @pytest.mark.parametrize("name", sorted(RECORDS))
