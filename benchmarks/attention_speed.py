@@ -44,6 +44,11 @@ def peak_memory_gib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
+def _number(value):
+    """Three significant digits, without an exponent: 1,760, 181, 5.51."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def build(name, task, units, jit):
     spec = get_model_spec(name)
     model = spec.build(task, units=units)
@@ -106,7 +111,7 @@ def main(argv=None):
                     batch[0].shape[1],
                     args.batch_size,
                     f"{seconds[name]:.3g}",
-                    f"{args.batch_size / seconds[name]:.3g}",
+                    _number(args.batch_size / seconds[name]),
                     ratio,
                     f"{memory:.1f}",
                 )
