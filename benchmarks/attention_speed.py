@@ -144,8 +144,8 @@ def main(argv=None):
             "rows": [[str(v) for v in row] for row in rows],
             "notes": [
                 f"One training step (forward, backward, Adam), {args.units} "
-                f"units, median of {args.repeats} steps after {args.warmup} "
-                f"warm-up, jit_compile={args.jit}, the models of one command "
+                "units, the median of the steps each command's `--repeats` "
+                f"names, jit_compile={args.jit}, the models of one command "
                 "and T0 interleaved; the speed ratio is to "
                 f"{REFERENCE} of the same command and T0. The peak RSS is the "
                 "process's so far, so it covers every model of the command up "
