@@ -38,6 +38,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from rnn_speed import time_steps  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.experiments.provenance import provenance  # noqa: E402
@@ -108,9 +109,7 @@ def no_memory(controller, length):
     inputs = keras.Input((length, FEATURES + WORD))
     outputs = keras.layers.RNN(controller, return_sequences=True)(inputs)
     reads = inputs[..., FEATURES:]
-    projected = keras.layers.Dense(UNITS)(
-        keras.layers.Concatenate()([outputs, reads])
-    )
+    projected = keras.layers.Dense(UNITS)(keras.layers.Concatenate()([outputs, reads]))
     return keras.Model(inputs, keras.layers.Dense(FEATURES)(projected))
 
 
@@ -125,23 +124,17 @@ def compiles(name, jit):
 
 
 def time_models(models, x, y, rounds, clock):
-    """Median seconds per training step; `x` is widened with random
-    stand-in read vectors for a model that takes them (`no memory`)."""
+    """Median seconds per training step (`rnn_speed.time_steps`, two warm-up
+    steps); `x` is widened with random stand-in read vectors for a model
+    that takes them (`no memory`)."""
     rng = np.random.default_rng(1)
     inputs = {}
     for name, model in models.items():
         width = model.input_shape[-1] - x.shape[-1]
         extra = rng.random(x.shape[:2] + (width,), dtype=np.float32)
         inputs[name] = np.concatenate([x, extra], -1) if width else x
-        model.train_on_batch(inputs[name], y)  # trace, compile and warm up
-        model.train_on_batch(inputs[name], y)
-    times = {name: [] for name in models}
-    for _ in range(rounds):
-        for name, model in models.items():
-            start = clock()
-            model.train_on_batch(inputs[name], y)
-            times[name].append(clock() - start)
-    return {name: float(np.median(t)) for name, t in times.items()}
+    medians = time_steps(models, inputs, y, 2, rounds, clock=clock)
+    return {name: float(seconds) for name, seconds in medians.items()}
 
 
 def main(argv=None):

@@ -65,15 +65,19 @@ def build(name, units, length, input_dim, jit):
 
 
 def time_steps(models, x, y, warmup, repeats, clock=time.perf_counter):
-    """Median seconds per `train_on_batch`, models interleaved."""
-    for model in models.values():
+    """Median seconds per `train_on_batch`, models interleaved.
+
+    `x` is the batch of every model, or a dict with each model's own.
+    """
+    inputs = x if isinstance(x, dict) else {name: x for name in models}
+    for name, model in models.items():
         for _ in range(warmup):
-            model.train_on_batch(x, y)
+            model.train_on_batch(inputs[name], y)
     times = {name: [] for name in models}
     for _ in range(repeats):
         for name, model in models.items():
             start = clock()
-            model.train_on_batch(x, y)
+            model.train_on_batch(inputs[name], y)
             times[name].append(clock() - start)
     return {name: statistics.median(t) for name, t in times.items()}
 
