@@ -364,7 +364,7 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         )
         return output, self.pack_states(state, states)
 
-    def step(self, inputs, state, step, access, attend, training=False):
+    def step(self, inputs, state, step, access, attend, training=False, project=True):
         """One step of Algorithm 1 on a `MemoryState`.
 
         Args:
@@ -376,9 +376,13 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
             attend: whether to start the controller from the cache attention
                 (Cached Uniform Writing), a Python bool or a bool tensor `[B]`.
             training: passed to the controller.
+            project: whether to return `y_t`, or the `[o_t, r_t]` it is
+                projected from (`output_features`; the layer projects a whole
+                sequence of them at once).
 
         Returns:
-            `(y_t [B, output_size], MemoryState after step t)`.
+            `(y_t [B, output_size], MemoryState after step t)`, or with
+            `project=False` `([o_t, r_t] [B, H + R * W], ...)`.
         """
         controller_state, cache = self._cache_step(state, step, attend)
         controller_output, controller_state = self._controller_step(
@@ -387,7 +391,11 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         access_state, read_vectors = self._scheduled_access(
             controller_output, state.access, state.read_vectors, access
         )
-        output = self._output(controller_output, read_vectors)
+        output = self.output_features(
+            controller_output, self._flat_reads(read_vectors)
+        )
+        if project:
+            output = self.output_projection(output)
         return output, MemoryState(
             step, controller_state, access_state, read_vectors, cache
         )
@@ -487,13 +495,22 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         updated = ops.cond(ops.any(access), access_some, lambda: held)
         return self.AccessState(*updated[:-1]), updated[-1]
 
-    def _output(self, controller_output, read_vectors):
-        """`y_t = W_y [o_t, r_t] + b_y`."""
-        reads = ops.cast(self._flat_reads(read_vectors), self.compute_dtype)
-        return self.output_projection(
-            ops.concatenate(
-                [ops.cast(controller_output, self.compute_dtype), reads], -1
-            )
+    def output_features(self, controller_output, reads):
+        """`[o_t, r_t]`, which the output `y_t = W_y [o_t, r_t] + b_y` projects.
+
+        Args:
+            controller_output: `[..., H]`, `o_t`.
+            reads: `[..., R * W]`, `r_t` flat (`_flat_reads`).
+
+        Returns:
+            `[..., H + R * W]` in the compute dtype.
+        """
+        return ops.concatenate(
+            [
+                ops.cast(controller_output, self.compute_dtype),
+                ops.cast(reads, self.compute_dtype),
+            ],
+            -1,
         )
 
     # ------------------------------------------------------------------

@@ -110,34 +110,41 @@ class MemoryRNN(CellRNN):
         round_trip = any(
             keras.backend.standardize_dtype(s.dtype) != "float32" for s in like
         )
-        pieces = []
+        # Time-major throughout: each piece is a slice of `steps` and each
+        # piece's `[o_t, r_t]` is projected once for the whole sequence, so
+        # the batch/time swaps (and their gradients) happen once per call,
+        # not once per stretch.
+        steps = ops.transpose(sequences, (1, 0, 2))  # [T, B, input_dim]
+        pieces = []  # [S, B, H + R * W] each
         for start, stop, accesses, attends in schedule_runs(access, attend):
-            inputs = sequences[:, start:stop]
+            inputs = steps[start:stop]
             if not accesses and not attends:
-                outputs, state = self._held_reads_stretch(
+                features, state = self._held_reads_stretch(
                     inputs, state, start, training
                 )
-                pieces.append(outputs)
+                pieces.append(features)
                 continue
             if stop - start > UNROLL_LIMIT:
-                outputs, state = self._loop(
+                features, state = self._loop(
                     inputs, state, like, accesses, attends, training
                 )
-                pieces.append(outputs)
+                pieces.append(features)
                 continue
             for t in range(stop - start):
-                output, state = cell.step(
-                    inputs[:, t],
+                feature, state = cell.step(
+                    inputs[t],
                     state,
                     state.step + 1,
                     access=accesses,
                     attend=attends,
                     training=training,
+                    project=False,
                 )
                 if round_trip:  # the state's dtype between steps, as the cell
                     state = cell.unpack_states(cell.pack_states(state, like))
-                pieces.append(output[:, None])
-        outputs = ops.concatenate(pieces, axis=1) if len(pieces) > 1 else pieces[0]
+                pieces.append(feature[None])
+        features = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
+        outputs = ops.transpose(cell.output_projection(features), (1, 0, 2))
         return outputs[:, -1], outputs, cell.pack_states(state, like)
 
     def _held_reads_stretch(self, inputs, state, start, training):
@@ -149,25 +156,28 @@ class MemoryRNN(CellRNN):
         step by step. The controller's inputs `[x_t, r]` are built for the
         whole stretch before its loop, the loop carries the controller's
         state alone, and what depends on the stretch only through its
-        hidden states is computed once after it: the outputs
-        `y_t = W_y [o_t, r] + b_y` and, with Cached Uniform Writing, the
+        hidden states is computed once after it: the output features
+        `[o_t, r]` (projected to `y_t = W_y [o_t, r] + b_y` with the whole
+        sequence's, in `inner_loop`) and, with Cached Uniform Writing, the
         cache (Algorithm 1, line 2: step `t` writes `h_{t-1}` to slot
         `(t - 1) mod L`). The values are those of `MemoryCell.step`.
 
         Args:
-            inputs: `[B, S, input_dim]`, the stretch's `x_t`.
+            inputs: `[S, B, input_dim]`, the stretch's `x_t`, time-major.
             state: the `MemoryState` before it.
             start: the steps done before it (a Python int: the static path
                 starts every sequence afresh).
             training: passed to the controller.
 
         Returns:
-            `(outputs [B, S, output_size], MemoryState after the stretch)`.
+            `(features [S, B, H + R * W], MemoryState after the stretch)`:
+            each step's `[o_t, r]` (`MemoryCell.output_features`), which the
+            caller projects to `y_t`.
         """
         cell = self.cell
-        length = inputs.shape[1]
+        length = inputs.shape[0]
         reads = ops.cast(cell._flat_reads(state.read_vectors), cell.compute_dtype)
-        held = ops.repeat(reads[:, None, :], length, axis=1)  # [B, S, R * W]
+        held = ops.repeat(reads[None], length, axis=0)  # [S, B, R * W]
         controller_inputs = ops.concatenate(
             [inputs, ops.cast(held, inputs.dtype)], axis=-1
         )
@@ -191,6 +201,7 @@ class MemoryRNN(CellRNN):
             first,
             unroll=self.unroll or length <= UNROLL_LIMIT,
             input_length=length,
+            time_major=True,
             return_all_outputs=True,
         )
         cache = state.cache
@@ -198,12 +209,9 @@ class MemoryRNN(CellRNN):
             hidden_size = cell._controller_flat_sizes[0]
             outputs, hidden = outputs[..., :-hidden_size], outputs[..., -hidden_size:]
             cache = self._cache_after(state.cache, start, first[0], hidden)
-        controller_outputs = ops.cast(outputs, cell.compute_dtype)
-        outputs = cell.output_projection(
-            ops.concatenate([controller_outputs, held], axis=-1)
-        )
+        features = cell.output_features(outputs, held)
         controller = tree.pack_sequence_as(cell._controller_state_size, list(last))
-        return outputs, state._replace(
+        return features, state._replace(
             step=state.step + length, controller=controller, cache=cache
         )
 
@@ -214,14 +222,14 @@ class MemoryRNN(CellRNN):
             cache: `[B, L, H]`, the cache before the stretch.
             start: the steps done before the stretch.
             hidden_before: `[B, H]`, `h` before its first step.
-            hidden: `[B, S, H]`, `h_t` after each of its steps.
+            hidden: `[S, B, H]`, `h_t` after each of its steps (time-major).
 
         Returns:
             `[B, L, H]`: slot `j` holds the last `h_{t-1}` with
             `(t - 1) mod L = j`, or what it held before the stretch.
         """
-        length = hidden.shape[1]
-        entering = [hidden_before] + [hidden[:, i] for i in range(length - 1)]
+        length = hidden.shape[0]
+        entering = [hidden_before] + [hidden[i] for i in range(length - 1)]
         slots = []
         for j in range(self.cell.cache_size):
             last = [i for i in range(length) if (start + i) % self.cell.cache_size == j]
@@ -230,7 +238,15 @@ class MemoryRNN(CellRNN):
         return ops.stack(slots, axis=1)
 
     def _loop(self, inputs, state, like, access, attend, training):
-        """A long run of alike steps in the backend's loop."""
+        """A long run of alike steps in the backend's loop.
+
+        Args:
+            inputs: `[S, B, input_dim]`, time-major.
+
+        Returns:
+            `(features [S, B, H + R * W], MemoryState after the run)`: each
+            step's `[o_t, r_t]`, which the caller projects to `y_t`.
+        """
         cell = self.cell
 
         def step(step_inputs, states):
@@ -242,6 +258,7 @@ class MemoryRNN(CellRNN):
                 access=access,
                 attend=attend,
                 training=training,
+                project=False,
             )
             return output, cell.pack_states(new, states)
 
@@ -250,7 +267,8 @@ class MemoryRNN(CellRNN):
             inputs,
             cell.pack_states(state, like),
             unroll=self.unroll,
-            input_length=inputs.shape[1],
+            input_length=inputs.shape[0],
+            time_major=True,
             return_all_outputs=True,
         )
         return outputs, cell.unpack_states(list(states))
