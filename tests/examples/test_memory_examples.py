@@ -15,9 +15,9 @@ import pytest
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 
-def _run(name, monkeypatch):
+def _run(name, monkeypatch, *arguments):
     path = EXAMPLES / name
-    monkeypatch.setattr(sys, "argv", [str(path), "--quick"])
+    monkeypatch.setattr(sys, "argv", [str(path), "--quick", *arguments])
     return runpy.run_path(str(path), run_name="__main__")
 
 
@@ -36,6 +36,35 @@ def test_document_classification_quick(monkeypatch, capsys):
     data, memory_size = namespace["data"], namespace["memory_size"]
     average = max(2, round(float((data.x_train > 0).sum(1).mean())))
     assert memory_size == max(1, round(0.2 * average) - 1)
+
+
+def test_document_classification_record(monkeypatch, capsys, tmp_path):
+    """`--json` writes a record whose table is the printed one, with each
+    model's per-epoch history, and which `keras-rda report` can render."""
+    import json
+
+    from keras_rda.experiments import report
+
+    path = tmp_path / "ag.json"
+    _run("document_classification.py", monkeypatch, "--models", "lstm,dnc-uw",
+         "--seed", "3", "--json", str(path))
+    out = capsys.readouterr().out
+    printed = [line for line in out.splitlines() if line.startswith("| ")][1:]
+    record = json.loads(path.read_text())
+    assert [row[0] for row in record["rows"]] == ["lstm", "dnc-uw"]
+    for line, row in zip(printed, record["rows"]):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == row[0] and cells[1] == row[1]  # model, parameters
+        assert int(cells[2]) == row[2]  # epochs
+        assert float(cells[4]) == row[4]  # test accuracy
+    assert [h["model"] for h in record["histories"]] == ["lstm", "dnc-uw"]
+    for history, row in zip(record["histories"], record["rows"]):
+        assert len(history["history"]["val_accuracy"]) == row[2]
+    assert record["settings"]["seed"] == 3
+    assert "document_classification.py" in record["command"]
+    assert "--seed 3" in record["command"] and record["git"]["commit"]
+    markdown = report.render(record, "uw_paper/ag_news")
+    assert "| dnc-uw |" in markdown and "seed 3" in markdown
 
 
 def test_mnist_dnc_cuw_quick(monkeypatch, capsys):
