@@ -217,7 +217,5 @@ if args.json:
         ],
         "settings": vars(args),
     }
-    path = write_table_record(
-        args.json, table, script_command(), histories=histories
-    )
+    path = write_table_record(args.json, table, script_command(), histories=histories)
     print(f"record: {path}")

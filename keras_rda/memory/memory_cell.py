@@ -391,9 +391,7 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         access_state, read_vectors = self._scheduled_access(
             controller_output, state.access, state.read_vectors, access
         )
-        output = self.output_features(
-            controller_output, self._flat_reads(read_vectors)
-        )
+        output = self.output_features(controller_output, self._flat_reads(read_vectors))
         if project:
             output = self.output_projection(output)
         return output, MemoryState(

@@ -46,8 +46,16 @@ def test_document_classification_record(monkeypatch, capsys, tmp_path):
     from keras_rda.experiments import report
 
     path = tmp_path / "ag.json"
-    _run("document_classification.py", monkeypatch, "--models", "lstm,dnc-uw",
-         "--seed", "3", "--json", str(path))
+    _run(
+        "document_classification.py",
+        monkeypatch,
+        "--models",
+        "lstm,dnc-uw",
+        "--seed",
+        "3",
+        "--json",
+        str(path),
+    )
     out = capsys.readouterr().out
     printed = [line for line in out.splitlines() if line.startswith("| ")][1:]
     record = json.loads(path.read_text())

@@ -206,4 +206,3 @@ def test_schedule_runs():
         (3, 4, False, False),
         (4, 7, True, False),
     ]
-
