@@ -52,6 +52,12 @@ def parent_parser():
         "the task's paper's where it trains all models alike, else each model's",
     )
     group.add_argument(
+        "--clipnorm",
+        type=float,
+        help="clip each gradient tensor's norm to this instead of the "
+        "element-wise clip (which it replaces; e.g. 5, the UW authors' code)",
+    )
+    group.add_argument(
         "--eval-every",
         type=int,
         help="steps between evaluations; also the checkpoint interval",
@@ -140,6 +146,16 @@ def setup(args):
                 f"got {args.clipvalue}"
             )
         settings["clipvalue"] = args.clipvalue
+    if args.clipnorm is not None:
+        if args.clipnorm <= 0:
+            raise CommandError(f"--clipnorm expects a number > 0; got {args.clipnorm}")
+        if args.clipvalue:
+            raise CommandError(
+                f"--clipnorm {args.clipnorm} replaces the element-wise clip; "
+                f"drop --clipvalue {args.clipvalue}"
+            )
+        settings["clipvalue"] = 0.0
+        settings["clipnorm"] = args.clipnorm
     settings["eval_every"] = min(settings["eval_every"], settings["steps"])
     return task, settings
 
@@ -235,6 +251,7 @@ def run_models(args, model_names, stem):
                     seed=seed,
                     learning_rate=settings.get("learning_rate"),
                     clipvalue=settings.get("clipvalue"),
+                    clipnorm=settings.get("clipnorm"),
                     jit_compile=args.jit,
                     strategy=strategy,
                     stop_at_threshold=args.until_threshold,

@@ -33,6 +33,7 @@ last step's.
 
 import keras
 
+from keras_rda.cells.layer_norm_lstm_cell import LayerNormLSTMCell
 from keras_rda.experiments.zoo import register_model
 from keras_rda.utils import validation
 
@@ -48,6 +49,8 @@ _CONTROLLERS = {
     "lstm": lambda units: keras.layers.LSTMCell(units, name="controller"),
     "gru": lambda units: keras.layers.GRUCell(units, name="controller"),
     "rnn": lambda units: keras.layers.SimpleRNNCell(units, name="controller"),
+    # The UW authors' code's default controller (see docs/memory_tasks.md).
+    "lstm_ln": lambda units: LayerNormLSTMCell(units, name="controller"),
 }
 
 
@@ -112,6 +115,7 @@ def memory_model(
     sequence_length=None,
     encoding_steps=None,
     seed=0,
+    clip_value=None,
     name=None,
 ):
     """A DNC or NTM over the task's inputs, with the task's output head.
@@ -124,11 +128,14 @@ def memory_model(
         memory_size: memory slots `D`.
         word_size: slot width.
         num_read_heads: read heads.
-        controller: `"lstm"`, `"gru"` or `"rnn"`, or a Keras RNN cell.
+        controller: `"lstm"`, `"gru"`, `"rnn"` or `"lstm_ln"`
+            (`keras_rda.LayerNormLSTMCell`), or a Keras RNN cell.
         cache_size: CUW cache size `L`.
         sequence_length: `T` of eq. 8; default `task.encoding_length`.
         encoding_steps: steps the schedule governs; default `T`.
         seed: seed of the random writing policy.
+        clip_value: clip of the interface vector and the output (the
+            memory cell's `clip_value`; the UW authors' code uses 20).
         name: model name.
 
     Returns:
@@ -171,6 +178,7 @@ def memory_model(
         num_read_heads=num_read_heads,
         write_schedule=write_schedule,
         output_units=task.output_dim,
+        clip_value=clip_value,
         return_sequences=task.per_step,
         name=memory,
     )(features)

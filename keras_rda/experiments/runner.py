@@ -319,7 +319,15 @@ def strategy_name(strategy):
 
 
 def _build(
-    spec, task, units, model_kwargs, learning_rate, clipvalue, jit_compile, strategy
+    spec,
+    task,
+    units,
+    model_kwargs,
+    learning_rate,
+    clipvalue,
+    clipnorm,
+    jit_compile,
+    strategy,
 ):
     import keras
 
@@ -331,7 +339,7 @@ def _build(
         # train on the first one.
         if len(model.outputs) > 1:
             model = keras.Model(model.inputs, model.outputs[0], name=model.name)
-        optimizer = spec.optimizer(learning_rate, clipvalue)
+        optimizer = spec.optimizer(learning_rate, clipvalue, clipnorm)
         compile_for_task(model, task, optimizer, jit_compile)
     return model
 
@@ -348,6 +356,7 @@ def train(
     seed=0,
     learning_rate=None,
     clipvalue=None,
+    clipnorm=None,
     jit_compile=False,
     strategy=None,
     stop_at_threshold=False,
@@ -369,6 +378,8 @@ def train(
         seed: seeds Keras's initialisers and the training stream.
         learning_rate: overrides the zoo entry's learning rate.
         clipvalue: overrides the zoo entry's element-wise gradient clip.
+        clipnorm: clip each gradient tensor's norm instead (with
+            `clipvalue=0`; see `ModelSpec.optimizer`).
         jit_compile: compile the train step with XLA.
         strategy: a `tf.distribute.Strategy`, or a name for
             `keras_rda.utils.strategies.make_strategy` ("default",
@@ -407,6 +418,10 @@ def train(
         "model_kwargs": dict(model_kwargs or {}),
         "stop_at_threshold": bool(stop_at_threshold),
     }
+    if clipnorm:
+        # Only when set, so that the checkpoints of runs made before this
+        # option keep their fingerprint and still resume.
+        settings["clipnorm"] = clipnorm
     checkpoint = None
     if checkpoint_dir is not None:
         checkpoint = RunCheckpoint(
@@ -426,6 +441,7 @@ def train(
         model_kwargs,
         learning_rate,
         clipvalue,
+        clipnorm,
         jit_compile,
         strategy,
     )

@@ -54,19 +54,34 @@ class ModelSpec:
     units: int | None = None
     layer: Callable | None = None
 
-    def optimizer(self, learning_rate=None, clipvalue=None):
+    def optimizer(self, learning_rate=None, clipvalue=None, clipnorm=None):
         """A fresh Adam optimiser with the paper's settings.
 
         Args:
             learning_rate: overrides the model's learning rate.
             clipvalue: overrides the model's element-wise gradient clip
                 (a task whose paper trains every model alike sets it).
+            clipnorm: clip each gradient tensor's norm to this instead
+                (Keras's `clipnorm`); pass `clipvalue=0` with it, since Keras
+                would silently ignore an element-wise clip next to it.
+
+        Raises:
+            ValueError: `clipnorm` with a non-zero element-wise clip.
         """
         import keras
 
         kwargs = {"learning_rate": learning_rate or self.learning_rate}
         clip = clipvalue if clipvalue is not None else self.clipvalue
-        if clip:  # None or 0: no clipping
+        if clipnorm:
+            if clip:
+                raise ValueError(
+                    f"Received an invalid value for argument `clipnorm`, "
+                    f"expected it without an element-wise clip (pass "
+                    f"clipvalue=0), got clipnorm={clipnorm!r} with "
+                    f"clipvalue={clip!r}"
+                )
+            kwargs["clipnorm"] = clipnorm
+        elif clip:  # None or 0: no clipping
             kwargs["clipvalue"] = clip
         return keras.optimizers.Adam(**kwargs)
 

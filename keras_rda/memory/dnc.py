@@ -27,8 +27,8 @@ class DNC(MemoryRNN):
 
     The arguments `controller`, `memory_size`, `word_size`,
     `num_read_heads`, `num_write_heads`, `write_schedule`, `output_units`,
-    `kernel_initializer` and `bias_initializer` are the `DNCCell` arguments
-    (see there).
+    `kernel_initializer`, `bias_initializer` and `clip_value` are the
+    `DNCCell` arguments (see there).
 
     Args:
         return_sequences: whether to return `y_t` for every step
@@ -79,6 +79,7 @@ class DNC(MemoryRNN):
         output_units=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        clip_value=None,
         return_sequences=False,
         return_state=False,
         go_backwards=False,

@@ -75,6 +75,8 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
     4. output: `y_t = W_y [o_t, r_t] + b_y` (the DNC paper's
        `y_t = W_y [h_t; r_t]`; the same for the NTM).
 
+    With `clip_value`, `xi_t` and `y_t` are clipped to `+-clip_value`.
+
     The memory-side arithmetic runs in float32 also under mixed precision.
     The state is a `MemoryState` inside the cell, flattened to the flat
     `state_size` that Keras expects only at the boundary (`unpack_states`,
@@ -106,6 +108,7 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         output_units=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        clip_value=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -130,6 +133,13 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         )
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.clip_value = (
+            None
+            if clip_value is None
+            else validation.in_range(
+                "clip_value", clip_value, 0.0, float("inf"), low_inclusive=False
+            )
+        )
         self.cache_size = self.write_schedule.cache_size
         # DropoutRNNCell's own rates: the dropout is the controller's.
         self.dropout = 0.0
@@ -393,7 +403,7 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         )
         output = self.output_features(controller_output, self._flat_reads(read_vectors))
         if project:
-            output = self.output_projection(output)
+            output = self.project(output)
         return output, MemoryState(
             step, controller_state, access_state, read_vectors, cache
         )
@@ -469,7 +479,7 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
 
     def _access_memory(self, controller_output, access_state):
         """Lines 7-9: the interface `xi_t = W_xi o_t + b`, write, then read."""
-        interface = ops.cast(self.interface(controller_output), "float32")
+        interface = self._clip(ops.cast(self.interface(controller_output), "float32"))
         return self._access(interface, access_state)
 
     def _scheduled_access(self, controller_output, access_state, read_vectors, access):
@@ -511,6 +521,23 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
             -1,
         )
 
+    def project(self, features):
+        """The output `y_t = W_y [o_t, r_t] + b_y`, clipped to `clip_value`.
+
+        Args:
+            features: `[..., H + R * W]`, from `output_features`.
+
+        Returns:
+            `[..., output_size]`.
+        """
+        return self._clip(self.output_projection(features))
+
+    def _clip(self, values):
+        """`values` clipped to `[-clip_value, clip_value]` (unchanged if None)."""
+        if self.clip_value is None:
+            return values
+        return ops.clip(values, -self.clip_value, self.clip_value)
+
     # ------------------------------------------------------------------
     # Serialisation.
 
@@ -530,6 +557,7 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
                     self.kernel_initializer
                 ),
                 "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+                "clip_value": self.clip_value,
             }
         )
         return config

@@ -144,7 +144,7 @@ class MemoryRNN(CellRNN):
                     state = cell.unpack_states(cell.pack_states(state, like))
                 pieces.append(feature[None])
         features = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
-        outputs = ops.transpose(cell.output_projection(features), (1, 0, 2))
+        outputs = ops.transpose(cell.project(features), (1, 0, 2))
         return outputs[:, -1], outputs, cell.pack_states(state, like)
 
     def _held_reads_stretch(self, inputs, state, start, training):

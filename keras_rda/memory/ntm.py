@@ -21,8 +21,8 @@ class NTM(MemoryRNN):
 
     The arguments `controller`, `memory_size`, `word_size`,
     `num_read_heads`, `write_schedule`, `shift_range`, `output_units`,
-    `kernel_initializer` and `bias_initializer` are the `NTMCell` arguments
-    (see there); `return_sequences`, `return_state`, `go_backwards`,
+    `kernel_initializer`, `bias_initializer` and `clip_value` are the
+    `NTMCell` arguments (see there); `return_sequences`, `return_state`, `go_backwards`,
     `stateful` and `unroll` are as for `DNC`.
 
     Args:
@@ -58,6 +58,7 @@ class NTM(MemoryRNN):
         output_units=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        clip_value=None,
         return_sequences=False,
         return_state=False,
         go_backwards=False,

@@ -62,6 +62,11 @@ class NTMCell(MemoryCell):
         kernel_initializer: initializer of the interface, output and cache
             attention kernels.
         bias_initializer: initializer of the interface and output biases.
+        clip_value: None (default) or a positive float: the interface vector
+            `xi_t` and the output `y_t` are clipped to
+            `[-clip_value, clip_value]`, as in the UW paper authors' code
+            (20) and DeepMind's `dnc` (its `clip_value`); the paper's text
+            states no clipping.
         **kwargs: `keras.layers.Layer` arguments.
 
     Call arguments:
@@ -107,6 +112,7 @@ class NTMCell(MemoryCell):
         output_units=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        clip_value=None,
         **kwargs,
     ):
         memory_arguments = constructor_arguments(locals(), ["shift_range"])

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from keras_rda.cli import main
 from tests.cli.conftest import TINY
 from tests.cli.conftest import run_cli
@@ -174,6 +176,32 @@ def test_paper_scale_trains_every_uw_model_with_the_papers_clip(tmp_path, capsys
 
     assert main(command + TINY + ["--clipvalue", "-1"]) == 2
     assert "--clipvalue" in capsys.readouterr().err
+
+
+def test_clipnorm_replaces_the_element_wise_clip(tmp_path, capsys):
+    """`--clipnorm 5` (the UW authors' code) clips each gradient tensor's
+    norm; the paper scale's element-wise clip is dropped, not mixed in
+    (Keras would ignore it next to `clipnorm`), and recorded as 0."""
+    results = tmp_path / "results"
+    command = ["compare", "uw-copy", "--scale", "paper", "--models", "dnc"]
+    command += ["--seq-len", "6", "--out", str(tmp_path), "--results-dir", str(results)]
+    assert main(command + TINY + ["--clipnorm", "5"]) == 0
+    (run,) = json.loads((results / "uw-copy-compare.json").read_text())["runs"]
+    assert run["settings"]["clipnorm"] == 5.0
+    assert run["settings"]["clipvalue"] == 0.0
+    for bad in (["--clipnorm", "0"], ["--clipnorm", "5", "--clipvalue", "10"]):
+        assert main(command + TINY + bad) == 2
+        assert "--clipnorm" in capsys.readouterr().err
+
+
+def test_optimizer_clipnorm():
+    from keras_rda.experiments.zoo import get_model_spec
+
+    spec = get_model_spec("dnc")  # clips element-wise at 10 by default
+    optimizer = spec.optimizer(clipvalue=0.0, clipnorm=5.0)
+    assert optimizer.clipnorm == 5.0 and optimizer.clipvalue is None
+    with pytest.raises(ValueError, match="`clipnorm`"):
+        spec.optimizer(clipnorm=5.0)
 
 
 def test_optimizer_clip_override():

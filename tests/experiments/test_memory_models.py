@@ -1,5 +1,6 @@
 """Tests of the UW paper's zoo entries ("dnc", "dnc-uw", ..., "ntm-uw")."""
 
+import keras
 import numpy as np
 import pytest
 
@@ -107,6 +108,21 @@ def test_regression_and_controller_options():
     assert cell.write_schedule.interval_for(4) == 1  # floor(5 / 5)
     with pytest.raises(ValueError, match="argument `controller`"):
         get_model_spec("dnc").build(task, controller="transformer")
+
+
+def test_the_uw_authors_controller_and_clip():
+    """`controller="lstm_ln"` and `clip_value=20`: the UW authors' code's
+    layer-normalised controller and its clip of the interface and output."""
+    task = get_task("uw-copy", length=5)
+    model = get_model_spec("dnc-uw").build(
+        task, controller="lstm_ln", clip_value=20, **SMALL
+    )
+    cell = _cell(model)
+    assert type(cell.controller).__name__ == "LayerNormLSTMCell"
+    assert cell.clip_value == 20.0
+    assert _cell(get_model_spec("dnc-uw").build(task, **SMALL)).clip_value is None
+    x, _, _ = task.generate(2, np.random.default_rng(0))
+    assert np.all(np.isfinite(keras.ops.convert_to_numpy(model(x))))
 
 
 def test_schedule_that_does_not_fit_is_rejected():

@@ -42,8 +42,11 @@ def _random_dnc_state(cell, rng, batch):
     return [keras.ops.convert_to_tensor(v, "float32") for v in flat]
 
 
-def test_one_step_matches_numpy_reference(rng):
-    cell = keras_rda.DNCCell(keras.layers.LSTMCell(6), 5, 4, num_read_heads=2)
+@pytest.mark.parametrize("clip_value", [None, 0.4], ids=["unclipped", "clipped"])
+def test_one_step_matches_numpy_reference(clip_value, rng):
+    cell = keras_rda.DNCCell(
+        keras.layers.LSTMCell(6), 5, 4, num_read_heads=2, clip_value=clip_value
+    )
     cell.build((None, 3))
     # Non-zero biases so that the interface is not symmetric.
     cell.interface.bias.assign(rng.normal(size=cell.interface.bias.shape))
@@ -61,6 +64,9 @@ def test_one_step_matches_numpy_reference(rng):
     )
     controller_out = np_(controller_out)
     xi = controller_out @ np_(cell.interface.kernel) + np_(cell.interface.bias)
+    if clip_value is not None:  # the authors' code's clip of xi_t and y_t
+        assert np.abs(xi).max() > clip_value  # the clip acts
+        xi = np.clip(xi, -clip_value, clip_value)
     for b in range(batch):
         prev = {
             "memory": old["memory"][b],
@@ -86,6 +92,8 @@ def test_one_step_matches_numpy_reference(rng):
         np.testing.assert_allclose(got["read_vectors"][b], reads, atol=1e-5)
         y = np.concatenate([controller_out[b], reads.reshape(-1)])
         y = y @ np_(cell.output_projection.kernel) + np_(cell.output_projection.bias)
+        if clip_value is not None:
+            y = np.clip(y, -clip_value, clip_value)
         np.testing.assert_allclose(np_(out)[b], y, atol=1e-5)
     np.testing.assert_array_equal(got["step"], 1)
 

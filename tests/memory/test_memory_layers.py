@@ -98,6 +98,24 @@ def test_layer_equals_rnn_of_its_cell_with_a_single_state_controller(schedule, r
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_layer_equals_rnn_of_its_cell_with_clipping(kind, rng):
+    # `clip_value` clips the interface and y_t; the layer projects and clips
+    # a whole sequence of y_t at once, the cell one step at a time.
+    layer = _layer(kind, SCHEDULES["cached_uniform"], clip_value=0.3)
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    layer.build((None, T, 3))
+    _randomise(layer, rng)
+    reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
+    got_values, got_grads = _outputs_and_gradients(layer, x)
+    want_values, want_grads = _outputs_and_gradients(reference, x)
+    for got, want in zip(got_values + got_grads, want_values + want_grads):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    outputs = np_(got_values[0])
+    assert np.abs(outputs).max() <= 0.3 + 1e-7
+    assert np.any(np.isclose(np.abs(outputs), 0.3))  # the clip acted
+
+
 def _index(layer, suffix):
     paths = [w.path for w in layer.trainable_weights]
     return next(i for i, p in enumerate(paths) if p.endswith(suffix))

@@ -87,12 +87,16 @@ def test_zero_memory_gives_finite_gradients():
         {"shift_range": 2, "memory_size": 4},
         {"controller": "lstm"},
         {"output_units": 0},
+        {"clip_value": 0},
+        {"clip_value": -20.0},
+        {"clip_value": "20"},
     ],
 )
 def test_bad_arguments(kwargs):
     args = {"controller": keras.layers.LSTMCell(2), "memory_size": 4, "word_size": 2}
     args.update(kwargs)
-    with pytest.raises(ValueError, match="Received an invalid value"):
+    name = next(iter(kwargs))
+    with pytest.raises(ValueError, match=f"Received an invalid value.*`{name}`"):
         keras_rda.NTMCell(**args)
 
 

@@ -70,11 +70,13 @@ def test_get_config_round_trip():
         num_write_heads=2,
         write_schedule="regular",
         output_units=5,
+        clip_value=20,
         name="dnc",
     )
     clone = keras_rda.DNCCell.from_config(cell.get_config())
     assert clone.get_config() == cell.get_config()
     assert clone.controller.units == 3 and clone.num_write_heads == 2
+    assert clone.clip_value == 20.0
     ntm = keras_rda.NTMCell(
         keras.layers.GRUCell(3),
         4,
