@@ -13,7 +13,9 @@ not the paper's:
   every 500 steps, up to `MAX_STEPS`.
 
 WeiNet uses the "row and col" update of the paper's Figure 3, which trains
-fastest. WeiNet must reach 0.95. LSTM, trained the same way for as many
+fastest there (here, at length 9 over three seeds, it is not clearly faster
+than the element-wise form; see docs/associative_memory.md). WeiNet must
+reach 0.95. LSTM, trained the same way for as many
 steps as WeiNet needed, must stay below 0.5 (the paper: 25.6%).
 
 The same training as a recorded run (`keras-rda compare associative-recall
