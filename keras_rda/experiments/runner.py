@@ -318,17 +318,7 @@ def strategy_name(strategy):
     return "mirrored" if "Mirrored" in kind else "default"
 
 
-def _build(
-    spec,
-    task,
-    units,
-    model_kwargs,
-    learning_rate,
-    clipvalue,
-    clipnorm,
-    jit_compile,
-    strategy,
-):
+def _build(spec, task, units, model_kwargs, optimizer_args, jit_compile, strategy):
     import keras
 
     if strategy is None or isinstance(strategy, str):
@@ -339,7 +329,7 @@ def _build(
         # train on the first one.
         if len(model.outputs) > 1:
             model = keras.Model(model.inputs, model.outputs[0], name=model.name)
-        optimizer = spec.optimizer(learning_rate, clipvalue, clipnorm)
+        optimizer = spec.optimizer(**optimizer_args)
         compile_for_task(model, task, optimizer, jit_compile)
     return model
 
@@ -419,6 +409,8 @@ def train(
         "stop_at_threshold": bool(stop_at_threshold),
     }
     if clipnorm:
+        # Checked before a checkpoint directory is claimed for the run.
+        spec.gradient_clip(clipvalue, clipnorm)
         # Only when set, so that the checkpoints of runs made before this
         # option keep their fingerprint and still resume.
         settings["clipnorm"] = clipnorm
@@ -434,16 +426,11 @@ def train(
             },
         )
     keras.utils.set_random_seed(seed)
+    optimizer_args = dict(
+        learning_rate=learning_rate, clipvalue=clipvalue, clipnorm=clipnorm
+    )
     model = _build(
-        spec,
-        task,
-        units,
-        model_kwargs,
-        learning_rate,
-        clipvalue,
-        clipnorm,
-        jit_compile,
-        strategy,
+        spec, task, units, model_kwargs, optimizer_args, jit_compile, strategy
     )
     if checkpoint is not None and checkpoint.finished() is not None:
         checkpoint.load_final(model)

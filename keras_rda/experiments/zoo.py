@@ -54,13 +54,14 @@ class ModelSpec:
     units: int | None = None
     layer: Callable | None = None
 
-    def optimizer(self, learning_rate=None, clipvalue=None, clipnorm=None):
-        """A fresh Adam optimiser with the paper's settings.
+    def gradient_clip(self, clipvalue=None, clipnorm=None):
+        """The optimiser's clipping arguments: `{"clipvalue": v}`,
+        `{"clipnorm": n}` or `{}`.
 
         Args:
-            learning_rate: overrides the model's learning rate.
             clipvalue: overrides the model's element-wise gradient clip
-                (a task whose paper trains every model alike sets it).
+                (a task whose paper trains every model alike sets it);
+                0 means none.
             clipnorm: clip each gradient tensor's norm to this instead
                 (Keras's `clipnorm`); pass `clipvalue=0` with it, since Keras
                 would silently ignore an element-wise clip next to it.
@@ -68,9 +69,6 @@ class ModelSpec:
         Raises:
             ValueError: `clipnorm` with a non-zero element-wise clip.
         """
-        import keras
-
-        kwargs = {"learning_rate": learning_rate or self.learning_rate}
         clip = clipvalue if clipvalue is not None else self.clipvalue
         if clipnorm:
             if clip:
@@ -80,10 +78,22 @@ class ModelSpec:
                     f"clipvalue=0), got clipnorm={clipnorm!r} with "
                     f"clipvalue={clip!r}"
                 )
-            kwargs["clipnorm"] = clipnorm
-        elif clip:  # None or 0: no clipping
-            kwargs["clipvalue"] = clip
-        return keras.optimizers.Adam(**kwargs)
+            return {"clipnorm": clipnorm}
+        return {"clipvalue": clip} if clip else {}  # None or 0: no clipping
+
+    def optimizer(self, learning_rate=None, clipvalue=None, clipnorm=None):
+        """A fresh Adam optimiser with the paper's settings.
+
+        Args:
+            learning_rate: overrides the model's learning rate.
+            clipvalue, clipnorm: see `gradient_clip`.
+        """
+        import keras
+
+        return keras.optimizers.Adam(
+            learning_rate=learning_rate or self.learning_rate,
+            **self.gradient_clip(clipvalue, clipnorm),
+        )
 
 
 def register_model(

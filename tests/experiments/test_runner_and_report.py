@@ -37,6 +37,19 @@ def test_train_records_curve_and_threshold():
     assert result.params > 0 and not result.diverged
 
 
+def test_clipnorm_reaches_the_optimizer_and_is_checked_first(tmp_path):
+    task = get_task("reber", max_length=12)
+    result = train(task, "gru", clipvalue=0.0, clipnorm=5.0, **TINY)
+    assert result.keras_model.optimizer.clipnorm == 5.0
+    assert result.keras_model.optimizer.clipvalue is None
+    assert result.settings["clipnorm"] == 5.0
+    # The zoo GRU clips element-wise at 1: refused before a checkpoint
+    # directory is claimed, so a corrected rerun there is not a mismatch.
+    with pytest.raises(ValueError, match="`clipnorm`"):
+        train(task, "gru", clipnorm=5.0, checkpoint_dir=tmp_path / "run", **TINY)
+    assert not (tmp_path / "run").exists()
+
+
 def test_stop_at_threshold():
     task = get_task("addition", length=5)
     task.threshold = ("loss", "<", 1e9)  # met at the first evaluation

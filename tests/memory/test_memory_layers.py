@@ -43,6 +43,18 @@ def _randomise(layer, rng):
         weight.assign(0.5 * rng.normal(size=weight.shape))
 
 
+def _assert_layer_equals_rnn_of_its_cell(layer, x):
+    """Outputs, states and gradients of `layer` and of `RNN(layer.cell)`
+    agree; returns the layer's `(values, gradients)`."""
+    reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
+    got_values, got_grads = _outputs_and_gradients(layer, x)
+    want_values, want_grads = _outputs_and_gradients(reference, x)
+    assert len(got_grads) == len(want_grads) == 1 + len(layer.trainable_weights)
+    for got, want in zip(got_values + got_grads, want_values + want_grads):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    return got_values, got_grads
+
+
 def _outputs_and_gradients(layer, x):
     """`[output, *states]` and the gradients for the inputs, then the weights."""
 
@@ -66,12 +78,7 @@ def test_layer_equals_rnn_of_its_cell(kind, schedule, unroll_limit, rng, monkeyp
     layer.build((None, T, 3))
     _randomise(layer, rng)
     assert layer.uses_static_schedule(x)
-    reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
-    got_values, got_grads = _outputs_and_gradients(layer, x)
-    want_values, want_grads = _outputs_and_gradients(reference, x)
-    assert len(got_grads) == len(want_grads) == 1 + len(layer.trainable_weights)
-    for got, want in zip(got_values + got_grads, want_values + want_grads):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    _, got_grads = _assert_layer_equals_rnn_of_its_cell(layer, x)
     # The memory was used: the gradient reaches the interface.
     assert np.any(got_grads[1 + _index(layer, "interface/kernel")] != 0)
 
@@ -91,11 +98,7 @@ def test_layer_equals_rnn_of_its_cell_with_a_single_state_controller(schedule, r
     x = rng.normal(size=(2, T, 3)).astype("float32")
     layer.build((None, T, 3))
     _randomise(layer, rng)
-    reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
-    got_values, got_grads = _outputs_and_gradients(layer, x)
-    want_values, want_grads = _outputs_and_gradients(reference, x)
-    for got, want in zip(got_values + got_grads, want_values + want_grads):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    _assert_layer_equals_rnn_of_its_cell(layer, x)
 
 
 @pytest.mark.parametrize("kind", list(LAYERS))
@@ -106,11 +109,7 @@ def test_layer_equals_rnn_of_its_cell_with_clipping(kind, rng):
     x = rng.normal(size=(2, T, 3)).astype("float32")
     layer.build((None, T, 3))
     _randomise(layer, rng)
-    reference = keras.layers.RNN(layer.cell, return_sequences=True, return_state=True)
-    got_values, got_grads = _outputs_and_gradients(layer, x)
-    want_values, want_grads = _outputs_and_gradients(reference, x)
-    for got, want in zip(got_values + got_grads, want_values + want_grads):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    got_values, _ = _assert_layer_equals_rnn_of_its_cell(layer, x)
     outputs = np_(got_values[0])
     assert np.abs(outputs).max() <= 0.3 + 1e-7
     assert np.any(np.isclose(np.abs(outputs), 0.3))  # the clip acted
