@@ -93,6 +93,14 @@ def parent_parser():
         "records live in results/",
     )
     group.add_argument(
+        "--name",
+        metavar="NAME",
+        help="name of the record, plot and checkpoints (default TASK-compare "
+        "or TASK-MODEL); give a comparison run with other settings its own, "
+        "e.g. classify-length-learned-state, so it neither overwrites nor "
+        "resumes the default one",
+    )
+    group.add_argument(
         "--tensorboard",
         metavar="DIR",
         help="also write the learning curve as TensorBoard scalars, one "
@@ -214,12 +222,30 @@ def check_models(names):
             raise CommandError(str(error)) from None
 
 
-def run_models(args, model_names, stem):
-    """Trains every model over every seed, writes the record, plot and table."""
+def record_name(args, default):
+    """`--name`, checked to be a plain file name, else `default`."""
+    name = args.name
+    if name is None:
+        return default
+    if not name or name.startswith(".") or any(c in name for c in "/\\"):
+        raise CommandError(
+            f"--name expects a plain file name (no directory, not hidden), "
+            f"e.g. classify-length-learned-state; got {name!r}"
+        )
+    return name
+
+
+def run_models(args, model_names, default_stem):
+    """Trains every model over every seed, writes the record, plot and table.
+
+    The record, plot and checkpoint directory are named `--name`, else
+    `default_stem`.
+    """
     from keras_rda.experiments import report
     from keras_rda.experiments.runner import CheckpointMismatch
     from keras_rda.experiments.runner import train
 
+    stem = record_name(args, default_stem)
     task, settings = setup(args)
     check_models(model_names)
     check_models(settings.get("model_units", {}))
@@ -273,7 +299,7 @@ def run_models(args, model_names, stem):
     data = report.record(results, task, args.scale, command)
     json_path = report.write_json(results_dir / f"{stem}.json", data)
     png_path = report.plot_curves(data, out / f"{stem}.png")
-    heatmaps = memory_heatmaps(results, task, out)
+    heatmaps = memory_heatmaps(results, task, out, prefix=args.name or task.name)
     print()
     print(report.results_table(data))
     print(f"\nWrote {json_path} and {png_path}")
@@ -282,10 +308,10 @@ def run_models(args, model_names, stem):
     return 0
 
 
-def memory_heatmaps(results, task, out):
+def memory_heatmaps(results, task, out, prefix):
     """For each memory model (DNC/NTM), its first seed's write and read
     weights over one held-out sequence as a heat map, like the UW paper's
-    Figures 4-5."""
+    Figures 4-5, saved as `out/PREFIX-MODEL-memory.png`."""
     from keras_rda.experiments import memory_plots
 
     paths, seen = [], set()
@@ -298,7 +324,7 @@ def memory_heatmaps(results, task, out):
         except ValueError:
             continue
         inputs = task.held_out(1)[0]
-        path = out / f"{task.name}-{result.model}-memory.png"
+        path = out / f"{prefix}-{result.model}-memory.png"
         memory_plots.save_memory_heatmap(
             result.keras_model,
             inputs,

@@ -66,6 +66,33 @@ def test_compare_over_seeds_with_results_dir(tmp_path, capsys):
     assert not (tmp_path / "out" / "multicopy-compare.json").exists()
 
 
+def test_name_keeps_a_second_comparison_of_the_task_apart(tmp_path, capsys):
+    # The same task with other settings under --name: its own record, plot,
+    # heat maps and checkpoints; the default-named comparison is untouched.
+    base = ["compare", "uw-copy", "--models", "dnc-uw", "--seq-len", "6"]
+    base += ["--out", str(tmp_path)] + TINY
+    assert main(base) == 0
+    default = (tmp_path / "uw-copy-compare.json").read_text()
+    named = base + ["--name", "uw-copy-ln", "--model-arg", "controller=lstm_ln"]
+    assert main(named) == 0
+    assert "resuming" not in capsys.readouterr().out
+    assert (tmp_path / "uw-copy-compare.json").read_text() == default
+    data = json.loads((tmp_path / "uw-copy-ln.json").read_text())
+    assert "--name uw-copy-ln" in data["command"]
+    assert data["runs"][0]["settings"]["model_kwargs"] == {"controller": "lstm_ln"}
+    assert (tmp_path / "uw-copy-ln.png").exists()
+    assert (tmp_path / "uw-copy-ln-dnc-uw-memory.png").exists()
+    assert (tmp_path / "checkpoints" / "uw-copy-ln" / "dnc-uw-seed0").is_dir()
+
+
+@pytest.mark.parametrize("name", ["", "results/x", ".hidden", "a\\b"])
+def test_bad_name_is_refused_before_anything_is_written(tmp_path, capsys, name):
+    command = ["compare", "reber", "--models", "gru", "--name", name]
+    assert main(command + ["--out", str(tmp_path / "out")] + TINY) == 2
+    assert "--name expects a plain file name" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_output_to_a_file_is_one_line_per_evaluation(tmp_path):
     # stdout is a pipe here: no progress bar, one line per evaluation.
     steps = ["--steps", "40", "--eval-every", "10", "--batch-size", "4"]
