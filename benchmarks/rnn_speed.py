@@ -1,7 +1,9 @@
 """Training-step speed of the RDA/RWA layers against Keras's LSTM and GRU.
 
 One training step = forward, backward and an Adam update of
-`Input((T, input_dim)) -> recurrent layer -> Dense(1)` on an MSE loss. All
+`Input((T, input_dim)) -> recurrent layer -> Dense(1)` on an MSE loss: of
+the last step's output, or with `--return-sequences` of every step's (the
+per-step tasks: copy, multicopy, character models). All
 models are built in one process and timed interleaved (model A, B, C, ...,
 then again), so that machine load affects them alike; the table reports the
 median step time of each as a ratio to `keras.layers.LSTM` of the same size
@@ -16,6 +18,7 @@ tracing and compiling it) minus its resident size just before the step.
     python benchmarks/rnn_speed.py --quick  # a smoke run
     KERAS_BACKEND=jax python benchmarks/rnn_speed.py --clock cpu --json out.json
     python benchmarks/rnn_speed.py --memory --jit off
+    python benchmarks/rnn_speed.py --return-sequences   # a loss on every step
 """
 
 import argparse
@@ -45,20 +48,25 @@ def _autodiff(layer):
 
 
 MODELS = {
-    "LSTM": lambda units: keras.layers.LSTM(units),
-    "GRU": lambda units: keras.layers.GRU(units),
-    "RDA layer": lambda units: keras_rda.RDA(units),
-    "RWA layer": lambda units: keras_rda.RWA(units),
-    "RNN(RDACell)": lambda units: keras.layers.RNN(keras_rda.RDACell(units)),
-    "RDA layer (autodiff)": lambda units: _autodiff(keras_rda.RDA(units)),
-    "RWA layer (autodiff)": lambda units: _autodiff(keras_rda.RWA(units)),
+    "LSTM": lambda units, **kw: keras.layers.LSTM(units, **kw),
+    "GRU": lambda units, **kw: keras.layers.GRU(units, **kw),
+    "RDA layer": lambda units, **kw: keras_rda.RDA(units, **kw),
+    "RWA layer": lambda units, **kw: keras_rda.RWA(units, **kw),
+    "RNN(RDACell)": lambda units, **kw: keras.layers.RNN(
+        keras_rda.RDACell(units), **kw
+    ),
+    "RDA layer (autodiff)": lambda units, **kw: _autodiff(keras_rda.RDA(units, **kw)),
+    "RWA layer (autodiff)": lambda units, **kw: _autodiff(keras_rda.RWA(units, **kw)),
 }
 DEFAULT_MODELS = ["LSTM", "GRU", "RDA layer", "RWA layer", "RNN(RDACell)"]
 
 
-def build(name, units, length, input_dim, jit):
+def build(name, units, length, input_dim, jit, return_sequences=False):
+    """`Input -> layer -> Dense(1)`, compiled on MSE; with `return_sequences`
+    the head and the loss apply to every step (targets `[batch, T, 1]`)."""
+    layer = MODELS[name](units, return_sequences=return_sequences)
     model = keras.Sequential(
-        [keras.Input((length, input_dim)), MODELS[name](units), keras.layers.Dense(1)]
+        [keras.Input((length, input_dim)), layer, keras.layers.Dense(1)]
     )
     model.compile(keras.optimizers.Adam(1e-3), "mse", jit_compile=jit)
     return model
@@ -88,14 +96,22 @@ def _rss_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def memory_of_one_step(name, units, length, input_dim, batch_size, jit):
+def targets(rng, batch_size, length, return_sequences):
+    """Random regression targets: `[batch, T, 1]` for every step, else `[batch, 1]`."""
+    shape = (batch_size, length, 1) if return_sequences else (batch_size, 1)
+    return rng.random(shape, dtype=np.float32)
+
+
+def memory_of_one_step(
+    name, units, length, input_dim, batch_size, jit, return_sequences=False
+):
     """Runs in a subprocess: peak RSS increase of the first training step."""
     import resource
 
     rng = np.random.default_rng(0)
     x = rng.random((batch_size, length, input_dim), dtype=np.float32)
-    y = rng.random((batch_size, 1), dtype=np.float32)
-    model = build(name, units, length, input_dim, jit)
+    y = targets(rng, batch_size, length, return_sequences)
+    model = build(name, units, length, input_dim, jit, return_sequences)
     model(x[:1])  # build the weights
     before = _rss_bytes()
     model.train_on_batch(x, y)
@@ -121,7 +137,7 @@ def measure_memory(args, length, jit):
             str(length),
             "--jit",
             "on" if jit else "off",
-        ]
+        ] + (["--return-sequences"] if args.return_sequences else [])
         out = subprocess.run(command, capture_output=True, text=True, check=True)
         results[name] = json.loads(out.stdout.strip().splitlines()[-1])
     return results
@@ -139,6 +155,11 @@ def parse_args(argv):
         "--models", nargs="+", default=DEFAULT_MODELS, choices=list(MODELS)
     )
     parser.add_argument("--jit", choices=["both", "on", "off"], default="both")
+    parser.add_argument(
+        "--return-sequences",
+        action="store_true",
+        help="every layer returns every step, and the loss is on every step",
+    )
     parser.add_argument(
         "--clock",
         choices=["wall", "cpu"],
@@ -180,6 +201,7 @@ def main(argv=None):
             args.input_dim,
             args.batch_size,
             args.jit == "on",
+            args.return_sequences,
         )
         print(json.dumps(result))
         return result
@@ -190,10 +212,12 @@ def main(argv=None):
     rows = []
     for length in args.lengths:
         x = rng.random((args.batch_size, length, args.input_dim), dtype=np.float32)
-        y = rng.random((args.batch_size, 1), dtype=np.float32)
+        y = targets(rng, args.batch_size, length, args.return_sequences)
         for jit in jits:
             models = {
-                name: build(name, args.units, length, args.input_dim, jit)
+                name: build(
+                    name, args.units, length, args.input_dim, jit, args.return_sequences
+                )
                 for name in args.models
             }
             medians = time_steps(models, x, y, args.warmup, args.repeats, clock)
@@ -218,11 +242,12 @@ def main(argv=None):
         }
 
     env = {"backend": keras.backend.backend(), **provenance()}
+    every_step = "loss on every step, " if args.return_sequences else ""
     print(
         f"\nOne training step (forward + backward + Adam) on {env['backend']}, "
         f"{args.units} units, batch {args.batch_size}, input dim {args.input_dim}, "
-        f"median {args.clock} time of {args.repeats} interleaved steps; ratio = "
-        "time / LSTM time (lower is faster)\n"
+        f"{every_step}median {args.clock} time of {args.repeats} interleaved "
+        "steps; ratio = time / LSTM time (lower is faster)\n"
     )
     print("| T | XLA | model | ms / step | ratio to LSTM |")
     print("|---|---|---|---|---|")
@@ -258,6 +283,7 @@ def main(argv=None):
                     "repeats",
                     "warmup",
                     "clock",
+                    "return_sequences",
                 )
             },
             "rows": rows,

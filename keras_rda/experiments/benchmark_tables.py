@@ -59,9 +59,11 @@ def _speed_header(data):
             "brackets, to the regular-writing model it replaces:"
         )
     settings = data["settings"]
+    # rnn_speed.py --return-sequences: the loss reads every step's output.
+    every_step = "loss on every step, " if settings.get("return_sequences") else ""
     return (
         f"{where}; {settings['units']} units, batch {settings['batch_size']}, "
-        f"input dim {settings['input_dim']}, median "
+        f"input dim {settings['input_dim']}, {every_step}median "
         f"{settings.get('clock', 'wall')} time of {settings['repeats']} "
         "interleaved steps:"
     )

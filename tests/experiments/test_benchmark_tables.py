@@ -51,6 +51,12 @@ def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
     assert "| 100 | on | 1.00 (200 ms) | 0.75 | 0.90 |" in new
     assert "| LSTM | 12 |" in new
     assert "`python benchmarks/rnn_speed.py --json x.json`" in new
+    assert "every step" not in new
+    # `--return-sequences`: the header says the loss reads every step.
+    record["settings"]["return_sequences"] = True
+    report.write_json(tmp_path / "benchmarks" / "s.json", record)
+    new, _ = report.rebuild_tables(text, tmp_path)
+    assert "input dim 2, loss on every step, median cpu time" in new
 
 
 def test_memory_speed_record_gives_ratios_to_lstm_and_to_the_reference():
