@@ -20,6 +20,7 @@ import operator
 import os
 import pathlib
 import time
+import warnings
 
 import numpy as np
 
@@ -298,7 +299,13 @@ class _Clock:
 
 
 def compile_for_task(model, task, optimizer, jit_compile=False):
-    """Compiles `model` with the task's loss and its weighted metrics."""
+    """Compiles `model` with the task's loss and its weighted metrics.
+
+    Warns when `jit_compile` meets a Keras LSTM, GRU or SimpleRNN that
+    returns sequences on TensorFlow: XLA makes those O(T^2) per sequence.
+    """
+    if jit_compile:
+        warn_quadratic_keras_rnns_under_xla(model)
     model.compile(
         optimizer=optimizer,
         loss=task.loss,
@@ -306,6 +313,31 @@ def compile_for_task(model, task, optimizer, jit_compile=False):
         jit_compile=jit_compile,
     )
     return model
+
+
+def warn_quadratic_keras_rnns_under_xla(model):
+    """Warns of each Keras LSTM/GRU/SimpleRNN in `model` that returns
+    sequences, when the backend is TensorFlow.
+
+    Under TensorFlow's XLA these layers cost O(T^2) per sequence when every
+    step's output reaches the loss: 9x their own time without XLA at
+    T = 1000, 2x at T = 100 (`benchmarks/rnn_speed.py --return-sequences`,
+    README "Speed"). The package's layers and JAX are not affected.
+    """
+    import keras
+
+    if keras.backend.backend() != "tensorflow":
+        return
+    keras_rnns = (keras.layers.LSTM, keras.layers.GRU, keras.layers.SimpleRNN)
+    for layer in model._flatten_layers(include_self=False):
+        if type(layer) in keras_rnns and layer.return_sequences:
+            warnings.warn(
+                f"jit_compile=True: Keras's {type(layer).__name__} "
+                f"'{layer.name}' returns sequences, which costs O(T^2) per "
+                "sequence under TensorFlow's XLA (9x its time without XLA at "
+                "T = 1000); it trains faster without XLA (drop --jit).",
+                stacklevel=3,
+            )
 
 
 def strategy_name(strategy):

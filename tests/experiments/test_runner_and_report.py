@@ -313,3 +313,41 @@ def test_table_record_from_two_commands(tmp_path):
     # Without --append the record starts over.
     report.write_table_record(path, table, "python b.py --n 3")
     assert json.loads(path.read_text())["rows"] == [["a", "1"]]
+
+
+@pytest.mark.parametrize("learn_initial_state", [False, True])
+def test_jit_warns_of_keras_rnns_returning_sequences(learn_initial_state):
+    """Under TensorFlow's XLA a Keras LSTM returning sequences costs O(T^2)
+    per sequence (README "Speed"): compiling one with `jit_compile` warns,
+    on TensorFlow only; the RDA layer, a Keras LSTM that returns its last
+    step, and no XLA do not warn."""
+    import warnings
+
+    import keras
+
+    from keras_rda.experiments.runner import compile_for_task
+    from keras_rda.experiments.zoo import get_model_spec
+
+    def warned(model_name, task, jit_compile, **kwargs):
+        spec = get_model_spec(model_name)
+        model = spec.build(task, units=3, **kwargs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            compile_for_task(model, task, spec.optimizer(), jit_compile)
+        return [str(w.message) for w in caught if "O(T^2)" in str(w.message)]
+
+    per_step = get_task("multicopy", num_copies=2, copy_length=2, block_length=6)
+    last_step = get_task("classify-length", max_length=10)
+    lstm = dict(learn_initial_state=learn_initial_state)
+    on_tensorflow = keras.backend.backend() == "tensorflow"
+    for name, keras_name in [("lstm", "LSTM"), ("gru", "GRU")]:
+        messages = warned(name, per_step, True, **lstm)
+        if on_tensorflow:
+            assert len(messages) == 1
+            assert f"Keras's {keras_name} '{name}'" in messages[0]
+            assert "drop --jit" in messages[0]
+        else:
+            assert messages == []
+    assert warned("lstm", per_step, False, **lstm) == []
+    assert warned("lstm", last_step, True, **lstm) == []
+    assert warned("rda", per_step, True) == []
