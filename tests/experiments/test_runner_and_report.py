@@ -338,16 +338,16 @@ def test_jit_warns_of_keras_rnns_returning_sequences(learn_initial_state):
 
     per_step = get_task("multicopy", num_copies=2, copy_length=2, block_length=6)
     last_step = get_task("classify-length", max_length=10)
-    lstm = dict(learn_initial_state=learn_initial_state)
+    initial_state = dict(learn_initial_state=learn_initial_state)
     on_tensorflow = keras.backend.backend() == "tensorflow"
     for name, keras_name in [("lstm", "LSTM"), ("gru", "GRU")]:
-        messages = warned(name, per_step, True, **lstm)
+        messages = warned(name, per_step, True, **initial_state)
         if on_tensorflow:
             assert len(messages) == 1
             assert f"Keras's {keras_name} '{name}'" in messages[0]
             assert "drop --jit" in messages[0]
         else:
             assert messages == []
-    assert warned("lstm", per_step, False, **lstm) == []
-    assert warned("lstm", last_step, True, **lstm) == []
+    assert warned("lstm", per_step, False, **initial_state) == []
+    assert warned("lstm", last_step, True, **initial_state) == []
     assert warned("rda", per_step, True) == []
