@@ -28,6 +28,12 @@ table record: the command, commit, versions and machine, the table below,
 the settings and every model's per-epoch history), which `keras-rda report`
 renders into the docs.
 
+Runs take hours at the paper's sizes on a CPU, so `fit_with_early_stopping`
+(`keras_rda/experiments/early_stopping_fit.py`) checkpoints every epoch into
+`--checkpoint-dir`/MODEL: rerunning the same command continues the model it
+was killed in as an uninterrupted run would have gone on, and returns the
+models that had finished without training them again.
+
 Memory cells skip the padding: the embedding masks token 0, and a masked
 step leaves the whole cell state, step counter included, unchanged, so the
 write schedules count real words only.
@@ -36,13 +42,13 @@ write schedules count real words only.
 import argparse
 import os
 import tempfile
-import time
 
 import keras
 import numpy as np
 
 import keras_rda
 from keras_rda.datasets import text_classification
+from keras_rda.experiments.early_stopping_fit import fit_with_early_stopping
 from keras_rda.memory import CachedUniformWriting
 from keras_rda.memory import UniformWriting
 
@@ -79,8 +85,16 @@ parser.add_argument("--batch-size", type=int, default=64)
 parser.add_argument("--learning-rate", type=float, default=1e-4)
 parser.add_argument("--seed", type=int, default=0, help="random seed of every model")
 parser.add_argument("--json", help="write the run's record to this path")
+parser.add_argument(
+    "--checkpoint-dir",
+    help="checkpoints, one directory per model, written after every epoch; "
+    "rerunning the same command resumes (default: "
+    "runs/document_classification; none with --quick)",
+)
 parser.add_argument("--quick", action="store_true", help="a few seconds on a CPU")
 args = parser.parse_args()
+if args.checkpoint_dir is None and not args.quick:
+    args.checkpoint_dir = os.path.join("runs", "document_classification")
 
 if args.quick:
     args.units, args.embedding_dim, args.word_size = 8, 8, 4
@@ -157,6 +171,11 @@ def build(name):
     return keras.Model(inputs, outputs, name=name.replace("-", "_"))
 
 
+# What a checkpoint belongs to: every setting that changes the training
+# (not where the record or the checkpoints go).
+run_settings = {
+    k: v for k, v in vars(args).items() if k not in ("json", "checkpoint_dir")
+}
 results, histories = [], []
 for name in args.models.split(","):
     print(f"\n== {name} ==")
@@ -168,27 +187,23 @@ for name in args.models.split(","):
         metrics=["accuracy"],
         run_eagerly=args.quick,  # tiny runs: eager beats tracing the graph
     )
-    start = time.perf_counter()
-    history = model.fit(
+    run = fit_with_early_stopping(
+        model,
         data.x_train,
         data.y_train,
-        batch_size=args.batch_size,
         epochs=args.epochs,
+        batch_size=args.batch_size,
         validation_split=0.1,
-        callbacks=[
-            keras.callbacks.EarlyStopping(patience=5, restore_best_weights=True)
-        ],
-        verbose=2,
+        patience=5,
+        seed=args.seed,
+        checkpoint_dir=args.checkpoint_dir and os.path.join(args.checkpoint_dir, name),
+        fingerprint={"model": name, "settings": run_settings},
     )
-    seconds = time.perf_counter() - start
     accuracy = model.evaluate(data.x_test, data.y_test, verbose=0)[1]
-    results.append((name, model.count_params(), len(history.epoch), seconds, accuracy))
-    histories.append(
-        {
-            "model": name,
-            "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
-        }
+    results.append(
+        (name, model.count_params(), run["epochs"], run["seconds"], accuracy)
     )
+    histories.append({"model": name, "history": run["history"]})
 
 print(f"\n{data.name}: test accuracy (%)")
 print("| model | parameters | epochs | seconds | test accuracy |")

@@ -12,7 +12,9 @@ DNC+UW and 98.1 / 94.0 for DNC (50,000 / 10,000 / 10,000 digits).
 Data: `keras_rda.datasets.mnist`, a local CSV through `KERAS_RDA_DATA_DIR`
 (the shared 5,000-digit mnist_5k.csv.gz, split 80/20 into train/test by the
 loader) or tensorflow-datasets; 10% of the training digits are held out for
-validation.
+validation and early stopping (patience 5). Every epoch is checkpointed
+(`--checkpoint-dir`, see `keras_rda/experiments/early_stopping_fit.py`):
+rerunning a killed command continues it.
 
     python examples/mnist_dnc_cuw.py                       # MNIST, DNC+CUW
     python examples/mnist_dnc_cuw.py --permuted            # pMNIST
@@ -28,6 +30,7 @@ import numpy as np
 
 import keras_rda
 from keras_rda.datasets import mnist
+from keras_rda.experiments.early_stopping_fit import fit_with_early_stopping
 from keras_rda.memory import CachedUniformWriting
 from keras_rda.memory import RegularWriting
 from keras_rda.memory import UniformWriting
@@ -52,8 +55,16 @@ parser.add_argument(
 parser.add_argument("--epochs", type=int, default=50)
 parser.add_argument("--batch-size", type=int, default=64)
 parser.add_argument("--learning-rate", type=float, default=1e-4)
+parser.add_argument(
+    "--checkpoint-dir",
+    help="checkpoints written after every epoch; rerunning the same command "
+    "resumes (default: runs/mnist_dnc_cuw/[p]mnist-SCHEDULE; none with --quick)",
+)
 parser.add_argument("--quick", action="store_true", help="a few seconds on a CPU")
 args = parser.parse_args()
+if args.checkpoint_dir is None and not args.quick:
+    variant = f"{'p' if args.permuted else ''}mnist-{args.schedule}"
+    args.checkpoint_dir = os.path.join("runs", "mnist_dnc_cuw", variant)
 
 if args.quick:
     args.units, args.memory_size, args.word_size, args.cache_size = 8, 3, 4, 4
@@ -121,13 +132,17 @@ model.compile(
     metrics=["accuracy"],
     run_eagerly=args.quick,  # tiny runs: eager beats tracing the graph
 )
-model.fit(
+fit_with_early_stopping(
+    model,
     x_train,
     y_train,
-    batch_size=args.batch_size,
     epochs=args.epochs,
+    batch_size=args.batch_size,
     validation_split=0.1,
-    verbose=2,
-    callbacks=[keras.callbacks.EarlyStopping(patience=5, restore_best_weights=True)],
+    patience=5,
+    checkpoint_dir=args.checkpoint_dir,
+    fingerprint={
+        k: v for k, v in vars(args).items() if k not in ("checkpoint_dir", "quick")
+    },
 )
 print("test accuracy:", model.evaluate(x_test, y_test, verbose=0)[1])

@@ -75,6 +75,21 @@ def test_document_classification_record(monkeypatch, capsys, tmp_path):
     assert "| dnc-uw |" in markdown and "seed 3" in markdown
 
 
+def test_document_classification_resumes(monkeypatch, capsys, tmp_path):
+    """With `--checkpoint-dir`, a rerun returns the finished models without
+    training them again (`fit_with_early_stopping` has the resume tests)."""
+    arguments = ("--models", "lstm", "--checkpoint-dir", str(tmp_path))
+    _run("document_classification.py", monkeypatch, *arguments)
+    first = capsys.readouterr().out
+    assert (tmp_path / "lstm" / "result.json").exists()
+    namespace = _run("document_classification.py", monkeypatch, *arguments)
+    again = capsys.readouterr().out
+    assert "finished earlier" in again and "finished earlier" not in first
+    assert namespace["model"].optimizer.iterations.numpy() > 0  # restored
+    table = [line for line in first.splitlines() if line.startswith("| lstm")]
+    assert table == [line for line in again.splitlines() if line.startswith("| lstm")]
+
+
 def test_mnist_dnc_cuw_quick(monkeypatch, capsys):
     namespace = _run("mnist_dnc_cuw.py", monkeypatch)
     out = capsys.readouterr().out
