@@ -2,7 +2,8 @@
 
 Each run checkpoints after every evaluation under
 `OUT/checkpoints/STEM/MODEL-seedSEED/` and resumes from there when the same
-command is rerun (see `keras_rda.experiments.runner.RunCheckpoint`). The
+command is rerun, or trains on when it is rerun with more `--steps` (see
+`keras_rda.experiments.runner.RunCheckpoint`). The
 JSON record goes to `--results-dir` (default: `--out`), the learning-curve
 PNG and memory heat maps to `--out`.
 """
@@ -31,7 +32,11 @@ def parent_parser():
     )
     parser.add_argument("task", help="task name (see `keras-rda tasks`)")
     group = parser.add_argument_group("run options")
-    group.add_argument("--steps", type=int, help="training steps")
+    group.add_argument(
+        "--steps",
+        type=int,
+        help="training steps (rerun with more to extend the checkpointed runs)",
+    )
     group.add_argument("--batch-size", type=int, help="sequences per step")
     group.add_argument(
         "--units",

@@ -19,6 +19,7 @@ import math
 import operator
 import os
 import pathlib
+import shutil
 import time
 import warnings
 
@@ -182,8 +183,10 @@ class RunCheckpoint:
 
     Layout of `directory`:
 
-    - `run.json`: what the run is (model, task, settings); a rerun with
-      other settings is refused instead of mixing two runs.
+    - `run.json`: what the run is (model, task, settings other than its
+      number of steps); a rerun with other settings is refused instead of
+      mixing two runs. A rerun asking for more steps continues the run,
+      finished or not (see `reopen`).
     - `ckpt-<epoch>.weights.h5`: the model and optimizer variables after
       `epoch` evaluation intervals (Keras `save_weights`).
     - `latest.json`: the newest complete checkpoint: its epoch and weights
@@ -205,7 +208,7 @@ class RunCheckpoint:
         self.directory.mkdir(parents=True, exist_ok=True)
         run_file = self.directory / "run.json"
         if run_file.exists():
-            stored = json.loads(run_file.read_text())
+            stored = _without_steps(json.loads(run_file.read_text()))
             if stored != json.loads(json.dumps(fingerprint)):
                 error = validation.invalid_value(
                     "checkpoint_dir",
@@ -225,6 +228,43 @@ class RunCheckpoint:
         """The newest checkpoint's state (see the class docstring), or None."""
         path = self.directory / "latest.json"
         return json.loads(path.read_text()) if path.exists() else None
+
+    def trained_steps(self):
+        """Steps trained so far: of the finished run, else of the newest
+        checkpoint, else 0."""
+        finished = self.finished()
+        if finished is not None:
+            return int(finished["steps"])
+        state = self.latest()
+        return int(state["curve"][-1]["step"]) if state and state["curve"] else 0
+
+    def reopen(self):
+        """Turns the finished run back into its last checkpoint.
+
+        A run trained to its end can then go on for more steps, exactly as
+        if it had been asked for them at the start: the optimizer's state is
+        part of the weights file, and the data stream skips what was seen.
+        Each file is replaced before the next is removed, so a kill at any
+        moment leaves either the finished run or the checkpoint usable.
+        """
+        result = self.finished()
+        epoch = int(result["steps"]) // int(result["settings"]["eval_every"])
+        name = f"ckpt-{epoch}.weights.h5"
+        tmp = self.directory / f"tmp-{name}"
+        shutil.copyfile(self.directory / "final.weights.h5", tmp)
+        os.replace(tmp, self.directory / name)
+        state = {
+            "curve": result["curve"],
+            "steps_to_threshold": result["steps_to_threshold"],
+            "seconds": result["seconds"],
+            "cpu_seconds": result["cpu_seconds"],
+        }
+        _write_atomically(
+            self.directory / "latest.json",
+            json.dumps({"epoch": epoch, "weights": name, **state}),
+        )
+        (self.directory / "result.json").unlink()
+        (self.directory / "final.weights.h5").unlink()
 
     def save(self, model, epoch, state):
         """Writes the checkpoint after `epoch` intervals, then drops older ones."""
@@ -257,6 +297,29 @@ class RunCheckpoint:
     def load_final(self, model):
         """Loads the finished run's model and optimizer variables."""
         _load(model, self.directory / "final.weights.h5")
+
+
+def _without_steps(fingerprint):
+    """`fingerprint` without its number of steps (which `run.json` files
+    written before runs could be extended still hold)."""
+    settings = {k: v for k, v in fingerprint["settings"].items() if k != "steps"}
+    return {**fingerprint, "settings": settings}
+
+
+def _can_continue(finished, steps, stop_at_threshold):
+    """Whether finished run `finished` (a `RunResult` dict) goes on to `steps`.
+
+    Only a run that trained to its own end does: one that stopped at its
+    threshold or on a NaN loss would have stopped there in a longer run too.
+    """
+    ran_to_end = finished["steps"] == finished["settings"]["steps"]
+    stopped = stop_at_threshold and finished["steps_to_threshold"] is not None
+    return (
+        ran_to_end
+        and not stopped
+        and not finished["diverged"]
+        and steps > finished["steps"]
+    )
 
 
 def _load(model, path):
@@ -412,14 +475,16 @@ def train(
         model_kwargs: extra keyword arguments for the builder.
         checkpoint_dir: where to checkpoint after every evaluation (see
             `RunCheckpoint`); a run already there, interrupted or finished,
-            is resumed. None: no checkpoints.
+            is resumed, and a finished run asked for more `steps` trains on
+            from where it ended. None: no checkpoints.
         tensorboard_dir: where to write the curve as TensorBoard scalars.
 
     Returns:
         A `RunResult`.
 
     Raises:
-        CheckpointMismatch: `checkpoint_dir` holds a run with other settings.
+        CheckpointMismatch: `checkpoint_dir` holds a run with other settings,
+            or one trained for more than `steps`.
     """
     import keras
 
@@ -454,9 +519,17 @@ def train(
                 "model": model_name,
                 "task": task.name,
                 "task_params": task.config(),
-                "settings": settings,
+                "settings": {k: v for k, v in settings.items() if k != "steps"},
             },
         )
+        trained = checkpoint.trained_steps()
+        if trained > settings["steps"]:
+            error = validation.invalid_value(
+                "steps",
+                f"at least the {trained} steps trained in {checkpoint_dir}",
+                steps,
+            )
+            raise CheckpointMismatch(f"{error} (it holds a longer run)")
     keras.utils.set_random_seed(seed)
     optimizer_args = dict(
         learning_rate=learning_rate, clipvalue=clipvalue, clipnorm=clipnorm
@@ -464,7 +537,12 @@ def train(
     model = _build(
         spec, task, units, model_kwargs, optimizer_args, jit_compile, strategy
     )
-    if checkpoint is not None and checkpoint.finished() is not None:
+    finished = checkpoint.finished() if checkpoint is not None else None
+    if finished is not None and _can_continue(
+        finished, settings["steps"], stop_at_threshold
+    ):
+        checkpoint.reopen()
+    elif finished is not None:
         checkpoint.load_final(model)
         result = RunResult.from_dict(checkpoint.finished())
         result.keras_model = model

@@ -247,6 +247,56 @@ def test_interrupted_run_resumes_as_uninterrupted(tmp_path):
         train(task, "gru", checkpoint_dir=tmp_path, **{**TINY, "units": 4})
 
 
+def test_finished_run_asked_for_more_steps_trains_on_as_one_run(tmp_path):
+    """A finished run rerun with more steps goes on from where it ended: its
+    curve and weights are those of one run of the longer length."""
+    task = get_task("reber", max_length=12)
+    longer = {**TINY, "steps": 10}
+    reference = train(task, "gru", **longer)
+    first = train(task, "gru", checkpoint_dir=tmp_path, **TINY)
+    assert [c["step"] for c in first.curve] == [2, 4, 6]
+    # A run.json written before runs could be extended holds the steps.
+    fingerprint = json.loads((tmp_path / "run.json").read_text())
+    assert "steps" not in fingerprint["settings"]
+    fingerprint["settings"]["steps"] = 6
+    (tmp_path / "run.json").write_text(json.dumps(fingerprint))
+    extended = train(task, "gru", checkpoint_dir=tmp_path, **longer)
+    assert [c["step"] for c in extended.curve] == [2, 4, 6, 8, 10]
+    for got, want in zip(extended.curve, reference.curve):
+        for key in want:
+            assert got[key] == pytest.approx(want[key], rel=1e-5, abs=1e-6), key
+    for a, b in zip(extended.keras_model.weights, reference.keras_model.weights):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+    assert extended.settings["steps"] == 10
+    assert extended.cpu_seconds > first.cpu_seconds  # the totals go on
+    assert json.loads((tmp_path / "result.json").read_text())["steps"] == 10
+    assert not (tmp_path / "latest.json").exists()
+    assert not list(tmp_path.glob("ckpt-*"))
+    # Asked for fewer steps than it has trained, it is refused, not cut.
+    with pytest.raises(ValueError, match="`steps`, expected at least the 10 steps"):
+        train(task, "gru", checkpoint_dir=tmp_path, **TINY)
+
+
+def test_only_a_run_that_trained_to_its_end_is_continued():
+    from keras_rda.experiments.runner import _can_continue
+
+    run = {
+        "steps": 6,
+        "settings": {"steps": 6},
+        "steps_to_threshold": None,
+        "diverged": False,
+    }
+    assert _can_continue(run, 10, stop_at_threshold=False)
+    assert not _can_continue(run, 6, stop_at_threshold=False)
+    # Stopped early (on a NaN loss, or at its threshold): a longer run
+    # would have stopped there too.
+    assert not _can_continue({**run, "steps": 4, "diverged": True}, 10, False)
+    met = {**run, "steps": 4, "steps_to_threshold": 4}
+    assert not _can_continue(met, 10, stop_at_threshold=True)
+    # Met its threshold at its last step but was not asked to stop there.
+    assert _can_continue({**run, "steps_to_threshold": 6}, 10, False)
+
+
 def _enwik8_run(model, valid, test_bpc, speeds, command="keras-rda enwik8"):
     """A finished run as `keras-rda enwik8` hands it over: a resumed run
     logs the steps after its checkpoint twice (the later value counts)."""
