@@ -4,7 +4,9 @@
 - `"dnc-uw"`: DNC + Uniform Writing (eq. 8).
 - `"dnc-cuw"`: DNC + Cached Uniform Writing (Algorithm 1, cache 5).
 - `"dnc-rw"`: DNC + random irregular writing (the paper's RW baseline,
-  p = (D + 1) / T, one policy per seed).
+  p = (D + 1) / T). The policy is drawn from the model argument `seed`
+  (default 0; `--model-arg seed=N`), not from the run's seed; the paper
+  averages three policies.
 - `"ntm"`, `"ntm-uw"`: NTM with regular and Uniform Writing.
 
 Sizes of Table 1 (Le, Tran & Venkatesh 2019, section 3.2): an LSTM
