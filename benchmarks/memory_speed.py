@@ -23,7 +23,8 @@ and one write head, batch 64, sequence lengths T = 50 and 100 (UW interval
 floor(T / 5), every step governed by the schedule), with XLA
 (`jit_compile=True`) and without, in one process. The models of one (T, XLA)
 setting are timed interleaved (one step of each, round after round) and the
-median is reported with the ratios to `LSTM` and to the regular-writing cell.
+median is reported with the ratios to `LSTM` and to the regular-writing cell,
+and each model's first step (wall time: tracing and, under XLA, compilation).
 
 Run:
     python benchmarks/memory_speed.py [--rounds 15] [--lengths 50 100]
@@ -125,16 +126,21 @@ def compiles(name, jit):
 
 def time_models(models, x, y, rounds, clock):
     """Median seconds per training step (`rnn_speed.time_steps`, two warm-up
-    steps); `x` is widened with random stand-in read vectors for a model
-    that takes them (`no memory`)."""
+    steps) and the wall seconds of each model's first step (tracing and
+    compilation included); `x` is widened with random stand-in read vectors
+    for a model that takes them (`no memory`)."""
     rng = np.random.default_rng(1)
     inputs = {}
+    first_step = {}
     for name, model in models.items():
         width = model.input_shape[-1] - x.shape[-1]
         extra = rng.random(x.shape[:2] + (width,), dtype=np.float32)
         inputs[name] = np.concatenate([x, extra], -1) if width else x
+        start = time.perf_counter()
+        model.train_on_batch(inputs[name], y)
+        first_step[name] = time.perf_counter() - start
     medians = time_steps(models, inputs, y, 2, rounds, clock=clock)
-    return {name: float(seconds) for name, seconds in medians.items()}
+    return {name: float(seconds) for name, seconds in medians.items()}, first_step
 
 
 def main(argv=None):
@@ -171,7 +177,7 @@ def main(argv=None):
         for jit in jits:
             names = [n for n in args.models if compiles(n, jit)]
             models = {name: build(name, length, jit) for name in names}
-            medians = time_models(models, x, y, args.rounds, clock)
+            medians, first_step = time_models(models, x, y, args.rounds, clock)
             for name, seconds in medians.items():
                 reference = MODELS[name][3]
                 rows.append(
@@ -180,6 +186,7 @@ def main(argv=None):
                         "xla": jit,
                         "model": name,
                         "ms_per_step": seconds * 1e3,
+                        "first_step_s": first_step[name],
                         "ratio_to_lstm": seconds / medians["LSTM"]
                         if "LSTM" in medians
                         else None,
@@ -197,14 +204,15 @@ def main(argv=None):
         f"time of {args.rounds} interleaved rounds; load average "
         f"{load_start:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n"
     )
-    print("| T | XLA | model | ms / step | / LSTM | / regular cell |")
-    print("|---|---|---|---|---|---|")
+    print("| T | XLA | model | ms / step | / LSTM | / regular cell | first step (s) |")
+    print("|---|---|---|---|---|---|---|")
     for row in rows:
         to_ref = row["ratio_to_reference"]
         print(
             f"| {row['T']} | {'on' if row['xla'] else 'off'} | {row['model']} | "
             f"{row['ms_per_step']:.1f} | {row['ratio_to_lstm']:.2f} | "
-            f"{'' if to_ref is None else f'{to_ref:.2f}'} |"
+            f"{'' if to_ref is None else f'{to_ref:.2f}'} | "
+            f"{row['first_step_s']:.1f} |"
         )
     if args.json:
         record = {
