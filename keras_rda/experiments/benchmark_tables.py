@@ -105,6 +105,27 @@ def speed_record_markdown(data):
         lines.append(
             f"| {key[0]} | {'on' if key[1] else 'off'} | " + " | ".join(entries) + " |"
         )
+    if any("first_step_s" in row for row in rows):  # memory_speed.py, since e18d481
+        lines += [
+            "",
+            "Each model's first training step, in wall seconds (tracing and, "
+            "under XLA, compilation):",
+            "",
+            "| T | XLA | " + " | ".join(models) + " |",
+            "|---|---|" + "---:|" * len(models),
+        ]
+        for key in keys:
+            entries = [
+                f"{cell[(*key, model)]['first_step_s']:.1f}"
+                if "first_step_s" in cell.get((*key, model), {})
+                else ""
+                for model in models
+            ]
+            lines.append(
+                f"| {key[0]} | {'on' if key[1] else 'off'} | "
+                + " | ".join(entries)
+                + " |"
+            )
     memory = data.get("memory")
     if memory:
         lines += [

@@ -86,6 +86,34 @@ def test_memory_speed_record_gives_ratios_to_lstm_and_to_the_reference():
     assert "100 units, 4 slots of 16, batch 64, median cpu time of 8" in text
     assert "| T | XLA | LSTM | DNC cell | DNC+UW |" in text
     assert "| 50 | on | 1.00 (20 ms) | 2.00 | 1.20 (0.60) |" in text
+    assert "first training step" not in text  # older records have none
+
+
+def test_memory_speed_record_with_first_steps_gives_their_table():
+    """Records that time each model's first step (compilation included)
+    show those seconds in a table of their own, after the ratios."""
+    rows = [
+        {"T": 50, "xla": True, "model": "LSTM", "ms_per_step": 5.0},
+        {"T": 50, "xla": True, "model": "DNC+UW", "ms_per_step": 7.0},
+    ]
+    for row, first in zip(rows, (3.49, 239.62)):
+        row["ratio_to_lstm"] = row["ms_per_step"] / 5.0
+        row["reference"] = None
+        row["ratio_to_reference"] = None
+        row["first_step_s"] = first
+    record = {
+        "benchmark": "memory_speed",
+        "backend": "jax",
+        "versions": {"jax": "0.1", "keras": "3.0"},
+        "sizes": {"units": 100, "memory_size": 4, "word_size": 16, "batch": 64},
+        "machine": {"usable_cores": 2},
+        "rounds": 20,
+        "rows": rows,
+    }
+    text = benchmark_tables.benchmark_markdown(record)
+    ratios, firsts = text.split("first training step")
+    assert "| 50 | on | 1.00 (5 ms) | 1.40 |" in ratios
+    assert firsts.splitlines()[-1] == "| 50 | on | 3.5 | 239.6 |"
 
 
 def _cost_row(model, flops, nbytes, transcendentals, temp=None):
