@@ -13,6 +13,10 @@ times one training step (forward, backward, Adam update) of
   cell's conditional path (cannot be compiled with XLA for training);
 - `DNC+UW`, `DNC+CUW` (cache 5), `NTM+UW`: the `DNC` / `NTM` layers, whose
   static schedule runs the controller as a plain loop between writes;
+- `DNC+UW unrolled`, `DNC cell unrolled`: the `DNC+UW` layer and the
+  regular-writing cell with `unroll=True` (every step traced on its own, no
+  loop), timed without XLA only (under XLA unrolling makes the program
+  minutes to compile and slower to run, docs/memory.md "Speed");
 - `no memory`: what is left of the DNC without memory, the floor of the
   layers: the controller fed the read vectors' width too (`[x_t, r]`,
   11 + 16 inputs) and the output projection `W_y [o_t, r_t]` (a `Dense` of
@@ -65,7 +69,12 @@ MODELS = {
     "NTM cell": ("ntm", "regular", "cell", None),
     "NTM+UW": ("ntm", "uniform", "layer", "NTM cell"),
     "no memory": ("none", None, None, "DNC cell"),
+    "DNC cell unrolled": ("dnc", "regular", "cell", "DNC cell"),
+    "DNC+UW unrolled": ("dnc", "uniform", "layer", "DNC cell"),
 }
+#: The models all runs time unless `--models` names others (the unrolled
+#: ones answer a question about TensorFlow without XLA only).
+DEFAULT_MODELS = [name for name in MODELS if not name.endswith("unrolled")]
 
 
 def schedule_for(name, length):
@@ -86,13 +95,16 @@ def build(name, length, jit):
     else:
         args = (controller, SLOTS, WORD)
         kwargs = dict(write_schedule=schedule_for(schedule, length))
+        unroll = name.endswith("unrolled")
         if path == "layer":
             layer_class = keras_rda.DNC if memory == "dnc" else keras_rda.NTM
-            recurrent = layer_class(*args, return_sequences=True, **kwargs)
+            recurrent = layer_class(
+                *args, return_sequences=True, unroll=unroll, **kwargs
+            )
         else:
             cell_class = keras_rda.DNCCell if memory == "dnc" else keras_rda.NTMCell
             recurrent = keras.layers.RNN(
-                cell_class(*args, **kwargs), return_sequences=True
+                cell_class(*args, **kwargs), return_sequences=True, unroll=unroll
             )
     model = keras.Sequential(
         [keras.Input((length, FEATURES)), recurrent, keras.layers.Dense(FEATURES)]
@@ -120,8 +132,10 @@ def _compiled(model, jit):
 
 
 def compiles(name, jit):
-    """The cell's conditional path has no XLA gradient: left out under XLA."""
-    return not (jit and name == "DNC+UW cell")
+    """Whether `name` is timed with this XLA setting: the cell's conditional
+    path has no XLA gradient, and the unrolled models are timed without
+    XLA only."""
+    return not (jit and (name == "DNC+UW cell" or name.endswith("unrolled")))
 
 
 def time_models(models, x, y, rounds, clock):
@@ -153,7 +167,11 @@ def main(argv=None):
         "--jit", choices=["both", "on", "off"], default="both", help="XLA settings"
     )
     parser.add_argument(
-        "--models", nargs="+", default=list(MODELS), help="models to time"
+        "--models",
+        nargs="+",
+        default=DEFAULT_MODELS,
+        choices=list(MODELS),
+        help="models to time (default: all but the unrolled ones)",
     )
     parser.add_argument(
         "--clock",
