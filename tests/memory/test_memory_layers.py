@@ -83,6 +83,20 @@ def test_layer_equals_rnn_of_its_cell(kind, schedule, unroll_limit, rng, monkeyp
     assert np.any(got_grads[1 + _index(layer, "interface/kernel")] != 0)
 
 
+@pytest.mark.parametrize("schedule", list(SCHEDULES))
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_layer_with_unroll_equals_rnn_of_its_cell(kind, schedule, rng):
+    # `unroll=True` (the setting for TensorFlow without XLA, docs/memory.md)
+    # unrolls every stretch and every run of access steps, the decoding
+    # steps' regular writing included.
+    layer = _layer(kind, SCHEDULES[schedule], unroll=True)
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    layer.build((None, T, 3))
+    _randomise(layer, rng)
+    assert layer.uses_static_schedule(x)
+    _assert_layer_equals_rnn_of_its_cell(layer, x)
+
+
 @pytest.mark.parametrize("schedule", ["uniform", "cached_uniform"])
 def test_layer_equals_rnn_of_its_cell_with_a_single_state_controller(schedule, rng):
     # A GRU's state is one tensor, not a list: the stretches between writes
