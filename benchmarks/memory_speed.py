@@ -13,10 +13,10 @@ times one training step (forward, backward, Adam update) of
   cell's conditional path (cannot be compiled with XLA for training);
 - `DNC+UW`, `DNC+CUW` (cache 5), `NTM+UW`: the `DNC` / `NTM` layers, whose
   static schedule runs the controller as a plain loop between writes;
-- `DNC+UW unrolled`, `DNC cell unrolled`: the `DNC+UW` layer and the
-  regular-writing cell with `unroll=True` (every step traced on its own, no
-  loop), timed without XLA only (under XLA unrolling makes the program
-  minutes to compile and slower to run, docs/memory.md "Speed");
+- `DNC+UW unrolled`: the `DNC+UW` layer with `unroll=True` (every step
+  traced on its own, no loop), timed without XLA only (under XLA unrolling
+  makes the program minutes to compile and slower to run, docs/memory.md
+  "Speed");
 - `no memory`: what is left of the DNC without memory, the floor of the
   layers: the controller fed the read vectors' width too (`[x_t, r]`,
   11 + 16 inputs) and the output projection `W_y [o_t, r_t]` (a `Dense` of
@@ -69,11 +69,10 @@ MODELS = {
     "NTM cell": ("ntm", "regular", "cell", None),
     "NTM+UW": ("ntm", "uniform", "layer", "NTM cell"),
     "no memory": ("none", None, None, "DNC cell"),
-    "DNC cell unrolled": ("dnc", "regular", "cell", "DNC cell"),
     "DNC+UW unrolled": ("dnc", "uniform", "layer", "DNC cell"),
 }
-#: The models all runs time unless `--models` names others (the unrolled
-#: ones answer a question about TensorFlow without XLA only).
+#: The models every run times unless `--models` names others (the unrolled
+#: layer answers a question about TensorFlow without XLA only).
 DEFAULT_MODELS = [name for name in MODELS if not name.endswith("unrolled")]
 
 
@@ -104,7 +103,7 @@ def build(name, length, jit):
         else:
             cell_class = keras_rda.DNCCell if memory == "dnc" else keras_rda.NTMCell
             recurrent = keras.layers.RNN(
-                cell_class(*args, **kwargs), return_sequences=True, unroll=unroll
+                cell_class(*args, **kwargs), return_sequences=True
             )
     model = keras.Sequential(
         [keras.Input((length, FEATURES)), recurrent, keras.layers.Dense(FEATURES)]
@@ -133,8 +132,8 @@ def _compiled(model, jit):
 
 def compiles(name, jit):
     """Whether `name` is timed with this XLA setting: the cell's conditional
-    path has no XLA gradient, and the unrolled models are timed without
-    XLA only."""
+    path has no XLA gradient, and the unrolled layer is timed without XLA
+    only."""
     return not (jit and (name == "DNC+UW cell" or name.endswith("unrolled")))
 
 
@@ -171,7 +170,7 @@ def main(argv=None):
         nargs="+",
         default=DEFAULT_MODELS,
         choices=list(MODELS),
-        help="models to time (default: all but the unrolled ones)",
+        help="models to time (default: all but `DNC+UW unrolled`)",
     )
     parser.add_argument(
         "--clock",
