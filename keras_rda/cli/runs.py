@@ -200,19 +200,29 @@ def units_of(settings, model_name):
 
 
 def describe(task, settings, scale):
-    """What will run, and what `--scale small` shortened."""
+    """What will run, and where it differs from the paper's settings.
+
+    Compares the task as built (after `--scale`, `--seq-len` and
+    `--task-arg`) and the training settings with the paper's, so the line
+    names what this run changes, whichever option changed it.
+    """
     lines = [f"task {task!r}", f"  {task.paper}: {task.description}"]
-    if scale == "small":
-        paper = type(task).training_settings("paper")
-        changed = [f"{k} {a} -> {b}" for k, (a, b) in type(task).shortened().items()]
-        changed += [
-            f"{k} {paper.get(k, DEFAULT_FROM_ZOO)} -> "
-            f"{settings.get(k, DEFAULT_FROM_ZOO)}"
-            for k in ("units", "batch_size", "steps", "learning_rate", "clipvalue")
-            if paper.get(k) != settings.get(k)
-        ]
-        if changed:
-            lines.append("  --scale small shortened: " + ", ".join(changed))
+    paper_task = type(task).paper_params()
+    changed = [
+        f"{k} {paper_task[k]} -> {v}"
+        for k, v in task.config().items()
+        if k in paper_task and paper_task[k] != v
+    ]
+    paper = type(task).training_settings("paper")
+    changed += [
+        f"{k} {paper.get(k, DEFAULT_FROM_ZOO)} -> {settings.get(k, DEFAULT_FROM_ZOO)}"
+        for k in ("units", "batch_size", "steps", "learning_rate", "clipvalue")
+        if paper.get(k) != settings.get(k)
+    ]
+    if changed:
+        lines.append(
+            f"  differs from the paper (--scale {scale}): " + ", ".join(changed)
+        )
     lines.append("  training: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
     return "\n".join(lines)
 

@@ -253,3 +253,23 @@ def test_bad_units_name_the_flag(tmp_path, capsys):
         assert code == 2, units
         err = capsys.readouterr().err
         assert "--units" in err or "nosuchmodel" in err, (units, err)
+
+
+def test_summary_names_the_task_as_built_not_the_scales_preset():
+    """`--seq-len 50` at small scale runs length 50: the summary must say so."""
+    from keras_rda.cli.runs import describe
+    from keras_rda.tasks import get_task_class
+
+    cls = get_task_class("associative-recall")
+    task = cls.at_scale("small", length=50, min_length=9)
+    settings = dict(cls.training_settings("small"), steps=40000)
+    line = next(
+        x for x in describe(task, settings, "small").splitlines() if "differs" in x
+    )
+    assert "length 50 ->" not in line
+    assert "min_length" in line
+    assert f"steps {cls.training_settings('paper')['steps']} -> 40000" in line
+
+    paper_task = cls.at_scale("paper")
+    paper = cls.training_settings("paper")
+    assert "differs" not in describe(paper_task, paper, "paper")

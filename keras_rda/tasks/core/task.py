@@ -135,15 +135,20 @@ class Task(abc.ABC):
         return settings
 
     @classmethod
-    def shortened(cls):
-        """What `--scale small` changes, as `{param: (paper, small)}`."""
+    def paper_params(cls):
+        """The constructor's defaults: the paper's task parameters."""
         import inspect
 
-        defaults = {
+        return {
             k: p.default
             for k, p in inspect.signature(cls.__init__).parameters.items()
             if p.default is not inspect.Parameter.empty
         }
+
+    @classmethod
+    def shortened(cls):
+        """What `--scale small` changes, as `{param: (paper, small)}`."""
+        defaults = cls.paper_params()
         small = cls.scales.get("small", {})
         return {k: (defaults.get(k), v) for k, v in small.items()}
 
