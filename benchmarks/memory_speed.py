@@ -17,6 +17,10 @@ times one training step (forward, backward, Adam update) of
   traced on its own, no loop), timed without XLA only (under XLA unrolling
   makes the program minutes to compile and slower to run, docs/memory.md
   "Speed");
+- `DNC+UW intervals`, `DNC+CUW intervals`: the layers with
+  `loop_intervals=True` (one loop over the equal write intervals, so one
+  access in the program; docs/memory.md "Compilation"), not in the default
+  set;
 - `no memory`: what is left of the DNC without memory, the floor of the
   layers: the controller fed the read vectors' width too (`[x_t, r]`,
   11 + 16 inputs) and the output projection `W_y [o_t, r_t]` (a `Dense` of
@@ -70,10 +74,14 @@ MODELS = {
     "NTM+UW": ("ntm", "uniform", "layer", "NTM cell"),
     "no memory": ("none", None, None, "DNC cell"),
     "DNC+UW unrolled": ("dnc", "uniform", "layer", "DNC cell"),
+    "DNC+UW intervals": ("dnc", "uniform", "layer", "DNC cell"),
+    "DNC+CUW intervals": ("dnc", "cached_uniform", "layer", "DNC cell"),
 }
 #: The models every run times unless `--models` names others (the unrolled
 #: layer answers a question about TensorFlow without XLA only).
-DEFAULT_MODELS = [name for name in MODELS if not name.endswith("unrolled")]
+DEFAULT_MODELS = [
+    name for name in MODELS if not name.endswith(("unrolled", "intervals"))
+]
 
 
 def schedule_for(name, length):
@@ -98,7 +106,11 @@ def build(name, length, jit):
         if path == "layer":
             layer_class = keras_rda.DNC if memory == "dnc" else keras_rda.NTM
             recurrent = layer_class(
-                *args, return_sequences=True, unroll=unroll, **kwargs
+                *args,
+                return_sequences=True,
+                unroll=unroll,
+                loop_intervals=name.endswith("intervals"),
+                **kwargs,
             )
         else:
             cell_class = keras_rda.DNCCell if memory == "dnc" else keras_rda.NTMCell
@@ -170,7 +182,7 @@ def main(argv=None):
         nargs="+",
         default=DEFAULT_MODELS,
         choices=list(MODELS),
-        help="models to time (default: all but `DNC+UW unrolled`)",
+        help="models to time (default: all but the `unrolled` and `intervals` ones)",
     )
     parser.add_argument(
         "--clock",

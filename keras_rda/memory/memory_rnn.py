@@ -15,6 +15,7 @@ from keras import tree
 
 from keras_rda.layers.cell_rnn import CellRNN
 from keras_rda.utils import keras_compat
+from keras_rda.utils import validation
 
 #: Stretches up to this many steps are unrolled when traced; longer ones run
 #: in the backend's loop (`keras.src.backend.rnn`). Loops keep the program
@@ -45,6 +46,28 @@ def schedule_runs(access, attend):
     return runs
 
 
+def repeated_block(runs, cache_size=None):
+    """The runs' repeating prefix: `(block, repeats)`.
+
+    `runs` starts with `block` repeated `repeats` times (the shortest block
+    that repeats most often; with a cache, one whose length in steps is a
+    multiple of `cache_size`, so every repeat fills the same slots).
+    """
+    shapes = [(stop - start, a, b) for start, stop, a, b in runs]
+    best = (runs, 1)
+    for size in range(1, len(runs) // 2 + 1):
+        block = shapes[:size]
+        period = sum(n for n, _, _ in block)
+        if cache_size and period % cache_size:
+            continue
+        repeats = 1
+        while shapes[repeats * size : (repeats + 1) * size] == block:
+            repeats += 1
+        if repeats > best[1]:
+            best = (runs[:size], repeats)
+    return best
+
+
 class MemoryRNN(CellRNN):
     """`keras.layers.RNN` over a `MemoryCell`, with the static schedule path.
 
@@ -59,8 +82,9 @@ class MemoryRNN(CellRNN):
     Subclasses (`DNC`, `NTM`) only build their cell.
     """
 
-    def __init__(self, cell, **kwargs):
+    def __init__(self, cell, loop_intervals=False, **kwargs):
         super().__init__(cell, **kwargs)
+        self.loop_intervals = validation.boolean("loop_intervals", loop_intervals)
         # The cell's conditional path (inside `keras.layers.RNN`) has no XLA
         # gradient; this layer's static schedule path has no conditional.
         # (A call with an unknown length under XLA uses the conditional.)
@@ -115,12 +139,45 @@ class MemoryRNN(CellRNN):
         # the batch/time swaps (and their gradients) happen once per call,
         # not once per stretch.
         steps = ops.transpose(sequences, (1, 0, 2))  # [T, B, input_dim]
+        runs = schedule_runs(access, attend)
         pieces = []  # [S, B, H + R * W] each
-        for start, stop, accesses, attends in schedule_runs(access, attend):
+        offset = 0
+        block, repeats = repeated_block(runs, cell.cache_size)
+        if self.loop_intervals and repeats > 1:
+            offset = block[-1][1] * repeats
+            features, state = self._interval_loop(
+                steps[:offset], state, like, block, repeats, round_trip, training
+            )
+            pieces.append(features)
+            runs = [
+                (start - offset, stop - offset, a, b)
+                for start, stop, a, b in runs[len(block) * repeats :]
+            ]
+            steps = steps[offset:]
+        more, state = self._runs(steps, runs, state, like, offset, round_trip, training)
+        pieces += more
+        features = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
+        outputs = ops.transpose(cell.project(features), (1, 0, 2))
+        return outputs[:, -1], outputs, cell.pack_states(state, like)
+
+    def _runs(self, steps, runs, state, like, offset, round_trip, training):
+        """The steps of `runs`, each run as its decision says.
+
+        Args:
+            steps: `[S, B, input_dim]`, the runs' inputs, time-major.
+            runs: `(start, stop, access, attend)` relative to `steps`.
+            offset: the steps done before `steps[0]` (a Python int).
+
+        Returns:
+            `(pieces, MemoryState after them)`: a list of `[S_i, B, H + R * W]`.
+        """
+        cell = self.cell
+        pieces = []
+        for start, stop, accesses, attends in runs:
             inputs = steps[start:stop]
             if not accesses and not attends:
                 features, state = self._held_reads_stretch(
-                    inputs, state, start, training
+                    inputs, state, offset + start, training
                 )
                 pieces.append(features)
                 continue
@@ -143,9 +200,55 @@ class MemoryRNN(CellRNN):
                 if round_trip:  # the state's dtype between steps, as the cell
                     state = cell.unpack_states(cell.pack_states(state, like))
                 pieces.append(feature[None])
-        features = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
-        outputs = ops.transpose(cell.project(features), (1, 0, 2))
-        return outputs[:, -1], outputs, cell.pack_states(state, like)
+        return pieces, state
+
+    def _interval_loop(self, steps, state, like, block, repeats, round_trip, training):
+        """`repeats` equal write intervals in one loop over intervals.
+
+        With `loop_intervals=True`: Uniform Writing repeats the same interval
+        (held steps, then one access) D + 1 times (Le et al. 2019, eq. 8),
+        Cached Uniform Writing every L steps; a loop over the intervals
+        traces each interval's stretch loop and access once, where the
+        default traces one access per interval. XLA then compiles one
+        access, not D + 1, at the cost of a nested loop at run time.
+
+        Args:
+            steps: `[repeats * P, B, input_dim]`, time-major.
+            block: the runs of one interval, `P` steps in all.
+
+        Returns:
+            `(features [repeats * P, B, H + R * W], MemoryState after them)`.
+        """
+        cell = self.cell
+        period = block[-1][1]
+        shape = ops.shape(steps)
+        intervals = ops.reshape(steps, (repeats, period, shape[1], shape[2]))
+
+        def interval(interval_inputs, flat):
+            pieces, new = self._runs(
+                interval_inputs,
+                block,
+                cell.unpack_states(flat),
+                like,
+                0,
+                round_trip,
+                training,
+            )
+            features = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
+            return features, cell.pack_states(new, flat)
+
+        _, features, last = keras_compat.rnn(
+            interval,
+            intervals,
+            cell.pack_states(state, like),
+            input_length=repeats,
+            time_major=True,
+            return_all_outputs=True,
+        )
+        features = ops.reshape(
+            features, (repeats * period, shape[1], features.shape[-1])
+        )
+        return features, cell.unpack_states(list(last))
 
     def _held_reads_stretch(self, inputs, state, start, training):
         """Steps between two writes: the controller alone, `r` held.
@@ -177,7 +280,7 @@ class MemoryRNN(CellRNN):
         cell = self.cell
         length = inputs.shape[0]
         reads = ops.cast(cell._flat_reads(state.read_vectors), cell.compute_dtype)
-        held = ops.repeat(reads[None], length, axis=0)  # [S, B, R * W]
+        held = ops.broadcast_to(reads[None], (length,) + tuple(ops.shape(reads)))
         controller_inputs = ops.concatenate(
             [inputs, ops.cast(held, inputs.dtype)], axis=-1
         )
@@ -272,6 +375,9 @@ class MemoryRNN(CellRNN):
             return_all_outputs=True,
         )
         return outputs, cell.unpack_states(list(states))
+
+    def get_config(self):
+        return {**super().get_config(), "loop_intervals": self.loop_intervals}
 
     def reset_state(self):
         """Resets a stateful layer to the cell's initial state."""

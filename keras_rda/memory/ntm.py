@@ -23,7 +23,7 @@ class NTM(MemoryRNN):
     `num_read_heads`, `write_schedule`, `shift_range`, `output_units`,
     `kernel_initializer`, `bias_initializer` and `clip_value` are the
     `NTMCell` arguments (see there); `return_sequences`, `return_state`, `go_backwards`,
-    `stateful` and `unroll` are as for `DNC`.
+    `stateful`, `unroll` and `loop_intervals` are as for `DNC`.
 
     Args:
         **kwargs: base layer arguments (`name`, `dtype`, ...).
@@ -64,9 +64,10 @@ class NTM(MemoryRNN):
         go_backwards=False,
         stateful=False,
         unroll=False,
+        loop_intervals=False,
         **kwargs,
     ):
-        cell, rnn_arguments = make_cell(
-            NTMCell, "ntm_cell", constructor_arguments(locals()), kwargs
-        )
-        super().__init__(cell, **rnn_arguments, **kwargs)
+        arguments = constructor_arguments(locals())
+        loop_intervals = arguments.pop("loop_intervals")
+        cell, rnn_arguments = make_cell(NTMCell, "ntm_cell", arguments, kwargs)
+        super().__init__(cell, loop_intervals=loop_intervals, **rnn_arguments, **kwargs)

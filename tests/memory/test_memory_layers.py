@@ -237,3 +237,64 @@ def test_schedule_runs():
         (3, 4, False, False),
         (4, 7, True, False),
     ]
+
+
+def test_repeated_block():
+    held, write = (False, False), (True, False)
+    runs = []
+    for start in range(0, 50, 10):  # Uniform Writing, T = 50, 4 slots
+        runs += [(start, start + 9, *held), (start + 9, start + 10, *write)]
+    runs.append((50, 53, True, False))  # a tail of regular writing
+    assert memory_rnn.repeated_block(runs) == (runs[:2], 5)
+    # With a cache of 4 an interval of 10 steps would fill different slots
+    # each time, so two intervals (20 steps) make the block.
+    assert memory_rnn.repeated_block(runs, cache_size=4) == (runs[:4], 2)
+    assert memory_rnn.repeated_block(runs, cache_size=3) == (runs, 1)
+    assert memory_rnn.repeated_block([(0, 50, True, False)]) == (
+        [(0, 50, True, False)],
+        1,
+    )
+
+
+@pytest.mark.parametrize(
+    "loop_intervals", [True, False], ids=["intervals", "stretches"]
+)
+@pytest.mark.parametrize("schedule", ["uniform", "cached_uniform"])
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_interval_loop_equals_rnn_of_its_cell(kind, schedule, loop_intervals, rng):
+    # Both ways of running the encoding phase's equal write intervals (2 and
+    # 3 steps, 4 and 3 times) give the cell's values and gradients.
+    layer = _layer(kind, SCHEDULES[schedule], loop_intervals=loop_intervals)
+    cell = layer.cell
+    runs = memory_rnn.schedule_runs(
+        cell.write_schedule.access_pattern(T, cell.memory_size),
+        cell.write_schedule.cache_pattern(T),
+    )
+    assert memory_rnn.repeated_block(runs, cell.cache_size)[1] > 2
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    layer.build((None, T, 3))
+    _randomise(layer, rng)
+    _assert_layer_equals_rnn_of_its_cell(layer, x)
+
+
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_interval_loop_trains_under_xla_and_round_trips(kind, rng):
+    # Cached Uniform Writing: the encoding phase is 3 intervals
+    # of 3 steps in one loop, whose gradient XLA must compile (TensorFlow's
+    # did not while the held reads were tiled with `ops.repeat`).
+    layer = _layer(
+        kind, SCHEDULES["cached_uniform"], return_state=False, loop_intervals=True
+    )
+    model = keras.Sequential([keras.Input((T, 3)), layer])
+    model.compile(keras.optimizers.Adam(1e-2), "mse", jit_compile=True)
+    x = rng.normal(size=(4, T, 3)).astype("float32")
+    history = model.fit(x, x, batch_size=4, epochs=2, verbose=0)
+    assert np.all(np.isfinite(history.history["loss"]))
+    config = layer.get_config()
+    assert config["loop_intervals"] is True
+    assert type(layer).from_config(config).loop_intervals is True
+
+
+def test_loop_intervals_must_be_a_bool():
+    with pytest.raises(ValueError, match="loop_intervals.*'yes'"):
+        _layer("dnc", SCHEDULES["uniform"], loop_intervals="yes")
