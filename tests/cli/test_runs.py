@@ -207,6 +207,20 @@ def test_paper_scale_trains_every_uw_model_with_the_papers_clip(tmp_path, capsys
     assert "--clipvalue" in capsys.readouterr().err
 
 
+def test_paper_scale_trains_every_recall_model_as_the_weinet_appendix(tmp_path):
+    """The WeiNet appendix trains every model of its associative recall
+    comparison with Adam 1e-4 and gradients clipped to [-5, 5]: the LSTM
+    too, whose zoo entry (the RDA paper's) has 1e-3 and a clip of 1."""
+    results = tmp_path / "results"
+    command = ["compare", "associative-recall", "--scale", "paper"]
+    command += ["--models", "lstm,weinet-rc", "--seq-len", "9", "--out", str(tmp_path)]
+    assert main(command + ["--results-dir", str(results)] + TINY) == 0
+    data = json.loads((results / "associative-recall-compare.json").read_text())
+    settings = [run["settings"] for run in data["runs"]]
+    assert [s["learning_rate"] for s in settings] == [1e-4, 1e-4]
+    assert [s["clipvalue"] for s in settings] == [5.0, 5.0]
+
+
 def test_clipnorm_replaces_the_element_wise_clip(tmp_path, capsys):
     """`--clipnorm 5` (the UW authors' code) clips each gradient tensor's
     norm; the paper scale's element-wise clip is dropped, not mixed in

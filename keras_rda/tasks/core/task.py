@@ -77,8 +77,9 @@ class Task(abc.ABC):
             defaults; else None.
         training_scales: per-scale overrides of `DEFAULT_TRAINING`
             (`steps`, `batch_size`, `units`, `eval_every`, `eval_examples`,
-            and optionally `learning_rate`, which then overrides the zoo
-            model's learning rate at that scale).
+            and optionally `learning_rate` and `clipvalue`, which then
+            override the zoo model's at that scale: the paper trained every
+            model of its comparison alike).
 
     Instance attributes:
         input_dim: size of the last axis of `inputs`.
