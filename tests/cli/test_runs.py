@@ -207,18 +207,30 @@ def test_paper_scale_trains_every_uw_model_with_the_papers_clip(tmp_path, capsys
     assert "--clipvalue" in capsys.readouterr().err
 
 
-def test_paper_scale_trains_every_recall_model_as_the_weinet_appendix(tmp_path):
-    """The WeiNet appendix trains every model of its associative recall
-    comparison with Adam 1e-4 and gradients clipped to [-5, 5]: the LSTM
-    too, whose zoo entry (the RDA paper's) has 1e-3 and a clip of 1."""
+@pytest.mark.parametrize(
+    "task, models, seq_len, learning_rate, clipvalue",
+    [
+        # WeiNet appendix: Adam 1e-4, gradients clipped to [-5, 5].
+        ("associative-recall", "lstm,weinet-rc", "9", 1e-4, 5.0),
+        # RWA paper 3.1 and Discussion: Adam 1e-3, no clipping.
+        ("adding-problem", "lstm,rwa", "8", 1e-3, 0.0),
+        ("variable-copy", "lstm,rwa", "4", 1e-3, 0.0),
+    ],
+)
+def test_paper_scale_trains_every_model_with_the_papers_optimiser(
+    tmp_path, task, models, seq_len, learning_rate, clipvalue
+):
+    """The WeiNet and RWA papers train every model of a comparison alike:
+    the LSTM too, whose zoo entry (the RDA paper's) has 1e-3 and a clip
+    of 1, and in the RWA paper's tasks the RWA too."""
     results = tmp_path / "results"
-    command = ["compare", "associative-recall", "--scale", "paper"]
-    command += ["--models", "lstm,weinet-rc", "--seq-len", "9", "--out", str(tmp_path)]
+    command = ["compare", task, "--scale", "paper", "--models", models]
+    command += ["--seq-len", seq_len, "--out", str(tmp_path)]
     assert main(command + ["--results-dir", str(results)] + TINY) == 0
-    data = json.loads((results / "associative-recall-compare.json").read_text())
+    data = json.loads((results / f"{task}-compare.json").read_text())
     settings = [run["settings"] for run in data["runs"]]
-    assert [s["learning_rate"] for s in settings] == [1e-4, 1e-4]
-    assert [s["clipvalue"] for s in settings] == [5.0, 5.0]
+    assert [s["learning_rate"] for s in settings] == [learning_rate] * 2
+    assert [s["clipvalue"] for s in settings] == [clipvalue] * 2
 
 
 def test_clipnorm_replaces_the_element_wise_clip(tmp_path, capsys):

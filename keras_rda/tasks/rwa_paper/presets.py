@@ -9,6 +9,7 @@ are registered presets (`register_preset`), not generators of their own.
 from keras_rda.tasks.core.registry import register_preset
 from keras_rda.tasks.rda_paper.addition import Addition
 from keras_rda.tasks.rda_paper.classify_length import ClassifyLength
+from keras_rda.tasks.rwa_paper.settings import PAPER_OPTIMISER
 
 AddingProblem = register_preset(
     Addition,
@@ -32,7 +33,7 @@ AddingProblem = register_preset(
     description="indicator + U[0,1] value, add the 2 marked values (T=100/1000)",
     threshold=("loss", "<", 1.0 / 6.0),
     paper_steps=20000,
-    training_scales={"small": {"steps": 300}},
+    training_scales={"small": {"steps": 300}, "paper": PAPER_OPTIMISER},
     value_channel=1,
 )
 
@@ -58,4 +59,5 @@ ClassifyByLength = register_preset(
     description="label: is the N(0,1) sequence of 0..T steps longer than T/2?",
     threshold=("accuracy", ">", 0.5),
     paper_steps=2000,
+    training_scales=dict(ClassifyLength.training_scales, paper=PAPER_OPTIMISER),
 )

@@ -6,6 +6,7 @@ from keras_rda.tasks.core.registry import register_task
 from keras_rda.tasks.core.sequences import length_mask
 from keras_rda.tasks.core.sequences import one_hot
 from keras_rda.tasks.core.task import Task
+from keras_rda.tasks.rwa_paper.settings import PAPER_OPTIMISER
 from keras_rda.utils import validation
 
 SYMBOLS = "BTPSXVE"
@@ -117,7 +118,7 @@ class Reber(Task):
     masked = True
     seq_len_param = "max_length"
     scales = {"small": {"max_length": 20}}
-    training_scales = {"small": {"steps": 300}}
+    training_scales = {"small": {"steps": 300}, "paper": PAPER_OPTIMISER}
     input_dim = len(SYMBOLS)
 
     def __init__(self, max_length=30, typo_probability=0.5):

@@ -6,6 +6,7 @@ import numpy as np
 
 from keras_rda.tasks.core.registry import register_task
 from keras_rda.tasks.rda_paper.copy import Copy
+from keras_rda.tasks.rwa_paper.settings import PAPER_OPTIMISER
 from keras_rda.utils import validation
 
 
@@ -36,7 +37,7 @@ class VariableCopy(Copy):
     paper_steps = 50000
     seq_len_param = "blank_length"
     scales = {"small": {"blank_length": 30, "num_symbols": 4, "copy_length": 3}}
-    training_scales = {"small": {"steps": 300}}
+    training_scales = {"small": {"steps": 300}, "paper": PAPER_OPTIMISER}
 
     def __init__(self, blank_length=100, num_symbols=8, copy_length=10):
         blank_length = validation.positive_int("blank_length", blank_length)
