@@ -43,6 +43,15 @@ def _randomise(layer, rng):
         weight.assign(0.5 * rng.normal(size=weight.shape))
 
 
+def _random_input_and_weights(layer, rng):
+    """Builds `layer` for `[2, T, 3]` inputs, randomises its weights and
+    returns such an input."""
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    layer.build((None, T, 3))
+    _randomise(layer, rng)
+    return x
+
+
 def _assert_layer_equals_rnn_of_its_cell(layer, x):
     """Outputs, states and gradients of `layer` and of `RNN(layer.cell)`
     agree; returns the layer's `(values, gradients)`."""
@@ -74,9 +83,7 @@ def _outputs_and_gradients(layer, x):
 def test_layer_equals_rnn_of_its_cell(kind, schedule, unroll_limit, rng, monkeypatch):
     monkeypatch.setattr(memory_rnn, "UNROLL_LIMIT", unroll_limit)
     layer = _layer(kind, SCHEDULES[schedule])
-    x = rng.normal(size=(2, T, 3)).astype("float32")
-    layer.build((None, T, 3))
-    _randomise(layer, rng)
+    x = _random_input_and_weights(layer, rng)
     assert layer.uses_static_schedule(x)
     _, got_grads = _assert_layer_equals_rnn_of_its_cell(layer, x)
     # The memory was used: the gradient reaches the interface.
@@ -90,9 +97,7 @@ def test_layer_with_unroll_equals_rnn_of_its_cell(kind, schedule, rng):
     # unrolls every stretch and every run of access steps, the decoding
     # steps' regular writing included.
     layer = _layer(kind, SCHEDULES[schedule], unroll=True)
-    x = rng.normal(size=(2, T, 3)).astype("float32")
-    layer.build((None, T, 3))
-    _randomise(layer, rng)
+    x = _random_input_and_weights(layer, rng)
     assert layer.uses_static_schedule(x)
     _assert_layer_equals_rnn_of_its_cell(layer, x)
 
@@ -109,9 +114,7 @@ def test_layer_equals_rnn_of_its_cell_with_a_single_state_controller(schedule, r
         return_sequences=True,
         return_state=True,
     )
-    x = rng.normal(size=(2, T, 3)).astype("float32")
-    layer.build((None, T, 3))
-    _randomise(layer, rng)
+    x = _random_input_and_weights(layer, rng)
     _assert_layer_equals_rnn_of_its_cell(layer, x)
 
 
@@ -120,9 +123,7 @@ def test_layer_equals_rnn_of_its_cell_with_clipping(kind, rng):
     # `clip_value` clips the interface and y_t; the layer projects and clips
     # a whole sequence of y_t at once, the cell one step at a time.
     layer = _layer(kind, SCHEDULES["cached_uniform"], clip_value=0.3)
-    x = rng.normal(size=(2, T, 3)).astype("float32")
-    layer.build((None, T, 3))
-    _randomise(layer, rng)
+    x = _random_input_and_weights(layer, rng)
     got_values, _ = _assert_layer_equals_rnn_of_its_cell(layer, x)
     outputs = np_(got_values[0])
     assert np.abs(outputs).max() <= 0.3 + 1e-7
@@ -271,9 +272,7 @@ def test_interval_loop_equals_rnn_of_its_cell(kind, schedule, loop_intervals, rn
         cell.write_schedule.cache_pattern(T),
     )
     assert memory_rnn.repeated_block(runs, cell.cache_size)[1] > 2
-    x = rng.normal(size=(2, T, 3)).astype("float32")
-    layer.build((None, T, 3))
-    _randomise(layer, rng)
+    x = _random_input_and_weights(layer, rng)
     _assert_layer_equals_rnn_of_its_cell(layer, x)
 
 
