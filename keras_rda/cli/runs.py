@@ -21,7 +21,7 @@ from keras_rda.cli.options import resolve_verbose
 from keras_rda.cli.options import strategy_from
 
 DEFAULT_OUT = "runs"
-DEFAULT_FROM_ZOO = "the zoo model's"
+DEFAULT_FROM_ZOO = "each model's own"
 
 
 def parent_parser():

@@ -299,3 +299,20 @@ def test_summary_names_the_task_as_built_not_the_scales_preset():
     paper_task = cls.at_scale("paper")
     paper = cls.training_settings("paper")
     assert "differs" not in describe(paper_task, paper, "paper")
+
+
+def test_summary_says_each_model_keeps_its_own_optimiser_where_the_paper_has_none():
+    """RDA-paper tasks train each model with its zoo optimiser; the summary
+    line must not read as if one zoo value applied to every model."""
+    from keras_rda.cli.runs import describe
+    from keras_rda.tasks import get_task_class
+
+    cls = get_task_class("multicopy")
+    assert "learning_rate" not in cls.training_settings("paper")
+    settings = dict(cls.training_settings("paper"), learning_rate=3e-3)
+    line = next(
+        x
+        for x in describe(cls.at_scale("paper"), settings, "paper").splitlines()
+        if "differs" in x
+    )
+    assert "learning_rate each model's own -> 0.003" in line
