@@ -164,6 +164,8 @@ def time_models(models, x, y, rounds, clock):
         start = time.perf_counter()
         model.train_on_batch(inputs[name], y)
         first_step[name] = time.perf_counter() - start
+        # Printed as it comes: a compilation can outlast a device lease.
+        print(f"{name}: first step {first_step[name]:.1f} s", flush=True)
     medians = time_steps(models, inputs, y, 2, rounds, clock=clock)
     return {name: float(seconds) for name, seconds in medians.items()}, first_step
 
