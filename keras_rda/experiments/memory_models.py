@@ -118,6 +118,7 @@ def memory_model(
     encoding_steps=None,
     seed=0,
     clip_value=None,
+    loop_intervals=False,
     name=None,
 ):
     """A DNC or NTM over the task's inputs, with the task's output head.
@@ -138,6 +139,11 @@ def memory_model(
         seed: seed of the random writing policy.
         clip_value: clip of the interface vector and the output (the
             memory cell's `clip_value`; the UW authors' code uses 20).
+        loop_intervals: the layer's `loop_intervals`: one loop over the
+            equal write intervals, so one memory access in the compiled
+            program (`--model-arg loop_intervals=true`; on a GPU it
+            compiles in seconds where the default takes minutes,
+            docs/memory.md "Compilation").
         name: model name.
 
     Returns:
@@ -181,6 +187,7 @@ def memory_model(
         write_schedule=write_schedule,
         output_units=task.output_dim,
         clip_value=clip_value,
+        loop_intervals=loop_intervals,
         return_sequences=task.per_step,
         name=memory,
     )(features)

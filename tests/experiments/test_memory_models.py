@@ -11,8 +11,12 @@ NAMES = ["dnc", "dnc-uw", "dnc-cuw", "dnc-rw", "ntm", "ntm-uw"]
 SMALL = dict(units=8, word_size=4)
 
 
+def _cell_layer(model):
+    return next(layer for layer in model.layers if hasattr(layer, "cell"))
+
+
 def _cell(model):
-    return next(layer for layer in model.layers if hasattr(layer, "cell")).cell
+    return _cell_layer(model).cell
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -140,9 +144,27 @@ def test_zoo_models_are_the_layers_with_a_declared_length(name):
 
     task = get_task("uw-copy", length=10)
     model = get_model_spec(name).build(task, **SMALL)
-    layer = next(layer for layer in model.layers if hasattr(layer, "cell"))
+    layer = _cell_layer(model)
     assert isinstance(layer, (keras_rda.DNC, keras_rda.NTM))
     assert model.inputs[0].shape[1] == task.sequence_length
     x, _, _ = task.generate(2, np.random.default_rng(0))
     assert layer.uses_static_schedule(x)
     assert model(x).shape == (2, task.sequence_length, task.output_dim)
+
+
+def test_loop_intervals_reaches_the_layer():
+    """`--model-arg loop_intervals=true`: the layer loops over the write
+    intervals and computes what the default layer computes."""
+    task = get_task("uw-copy", length=10)
+    looped = get_model_spec("dnc-uw").build(task, loop_intervals=True, **SMALL)
+    default = get_model_spec("dnc-uw").build(task, **SMALL)
+    assert _cell_layer(looped).loop_intervals is True
+    assert _cell_layer(default).loop_intervals is False
+    looped.set_weights(default.get_weights())
+    x, _, _ = task.generate(2, np.random.default_rng(0))
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(looped(x)),
+        keras.ops.convert_to_numpy(default(x)),
+        rtol=1e-5,
+        atol=1e-6,
+    )
