@@ -24,15 +24,23 @@ times one training step (forward, backward, Adam update) of
 - `no memory`: what is left of the DNC without memory, the floor of the
   layers: the controller fed the read vectors' width too (`[x_t, r]`,
   11 + 16 inputs) and the output projection `W_y [o_t, r_t]` (a `Dense` of
-  100 on the controller's outputs, inputs of width 116 there);
+  11 on the controller's outputs and the read vector, 116 inputs);
 
 with an LSTM controller of 100 units, 4 memory slots, word size 16, one read
-and one write head, batch 64, sequence lengths T = 50 and 100 (UW interval
+and one write head, batch 64, 11 input and 11 output features (a regression
+on every step), sequence lengths T = 50 and 100 (UW interval
 floor(T / 5), every step governed by the schedule), with XLA
 (`jit_compile=True`) and without, in one process. The models of one (T, XLA)
 setting are timed interleaved (one step of each, round after round) and the
 median is reported with the ratios to `LSTM` and to the regular-writing cell,
 and each model's first step (wall time: tracing and, under XLA, compilation).
+
+Each model has one output layer, as the zoo builds them for the UW paper's
+tasks (`keras_rda.experiments.memory_models.memory_model`): the LSTM's
+`Dense(11)` on `o_t`; the memory models' own `y_t = W_y [o_t, r_t]` with
+`output_units=11`. (Records before `output_units` appeared in their
+`sizes` gave the memory models a `y_t` of 100 and a `Dense(11)` after it,
+one more layer than the LSTM.)
 
 Run:
     python benchmarks/memory_speed.py [--rounds 15] [--lengths 50 100]
@@ -98,10 +106,15 @@ def build(name, length, jit):
     if memory == "none":
         return _compiled(no_memory(controller, length), jit)
     if memory is None:
-        recurrent = keras.layers.RNN(controller, return_sequences=True)
+        layers = [
+            keras.layers.RNN(controller, return_sequences=True),
+            keras.layers.Dense(FEATURES),
+        ]
     else:
         args = (controller, SLOTS, WORD)
-        kwargs = dict(write_schedule=schedule_for(schedule, length))
+        kwargs = dict(
+            write_schedule=schedule_for(schedule, length), output_units=FEATURES
+        )
         unroll = name.endswith("unrolled")
         if path == "layer":
             layer_class = keras_rda.DNC if memory == "dnc" else keras_rda.NTM
@@ -117,9 +130,8 @@ def build(name, length, jit):
             recurrent = keras.layers.RNN(
                 cell_class(*args, **kwargs), return_sequences=True
             )
-    model = keras.Sequential(
-        [keras.Input((length, FEATURES)), recurrent, keras.layers.Dense(FEATURES)]
-    )
+        layers = [recurrent]
+    model = keras.Sequential([keras.Input((length, FEATURES))] + layers)
     return _compiled(model, jit)
 
 
@@ -128,13 +140,13 @@ def no_memory(controller, length):
 
     Its inputs are `x_t` (11 features) and a stand-in for the read vector
     (16 more); the controller's outputs and that stand-in go through the
-    output projection (`Dense(100)`), then the same `Dense(11)` as the rest.
+    output projection `W_y [o_t, r_t]` (`Dense(11)`), the model's output.
     """
     inputs = keras.Input((length, FEATURES + WORD))
     outputs = keras.layers.RNN(controller, return_sequences=True)(inputs)
     reads = inputs[..., FEATURES:]
-    projected = keras.layers.Dense(UNITS)(keras.layers.Concatenate()([outputs, reads]))
-    return keras.Model(inputs, keras.layers.Dense(FEATURES)(projected))
+    features = keras.layers.Concatenate()([outputs, reads])
+    return keras.Model(inputs, keras.layers.Dense(FEATURES)(features))
 
 
 def _compiled(model, jit):
@@ -262,6 +274,7 @@ def main(argv=None):
                 "batch": BATCH,
                 "features": FEATURES,
                 "cache_size": CACHE,
+                "output_units": FEATURES,
             },
             "rows": rows,
         }

@@ -50,10 +50,16 @@ def _speed_header(data):
     )
     if "sizes" in data:  # memory_speed.py
         sizes = data["sizes"]
+        if "output_units" in sizes:  # one output layer in every model
+            head = f"memory models' own y_t of {sizes['output_units']} as output"
+        else:  # the benchmark's models before `output_units` was recorded
+            head = (
+                f"memory models' y_t of {sizes['units']} with a Dense output after it"
+            )
         return (
             f"{where}; LSTM controller {sizes['units']} units, "
             f"{sizes['memory_size']} slots of {sizes['word_size']}, batch "
-            f"{sizes['batch']}, median {data.get('clock', 'wall')} time of "
+            f"{sizes['batch']}, {head}, median {data.get('clock', 'wall')} time of "
             f"{data['rounds']} interleaved rounds. Each model's time per "
             "training step as a ratio to the LSTM controller alone and, in "
             "brackets, to the regular-writing model it replaces:"

@@ -83,7 +83,10 @@ def test_memory_speed_record_gives_ratios_to_lstm_and_to_the_reference():
     }
     text = benchmark_tables.benchmark_markdown(record)
     assert text.startswith("cuda:0 (H100); tensorflow 2.0, keras 3.0; LSTM controller")
-    assert "100 units, 4 slots of 16, batch 64, median cpu time of 8" in text
+    assert (
+        "100 units, 4 slots of 16, batch 64, memory models' y_t of 100 with a "
+        "Dense output after it, median cpu time of 8" in text
+    )
     assert "| T | XLA | LSTM | DNC cell | DNC+UW |" in text
     assert "| 50 | on | 1.00 (20 ms) | 2.00 | 1.20 (0.60) |" in text
     assert "first training step" not in text  # older records have none
@@ -105,7 +108,13 @@ def test_memory_speed_record_with_first_steps_gives_their_table():
         "benchmark": "memory_speed",
         "backend": "jax",
         "versions": {"jax": "0.1", "keras": "3.0"},
-        "sizes": {"units": 100, "memory_size": 4, "word_size": 16, "batch": 64},
+        "sizes": {
+            "units": 100,
+            "memory_size": 4,
+            "word_size": 16,
+            "batch": 64,
+            "output_units": 11,
+        },
         "machine": {"usable_cores": 2},
         "rounds": 20,
         "rows": rows,
@@ -113,6 +122,8 @@ def test_memory_speed_record_with_first_steps_gives_their_table():
     text = benchmark_tables.benchmark_markdown(record)
     ratios, firsts = text.split("first training step")
     assert "| 50 | on | 1.00 (5 ms) | 1.40 |" in ratios
+    # Records since `output_units` was recorded: one output layer per model.
+    assert "batch 64, memory models' own y_t of 11 as output, median" in ratios
     assert firsts.splitlines()[-1] == "| 50 | on | 3.5 | 239.6 |"
 
 
