@@ -41,8 +41,8 @@ class DNC(MemoryRNN):
             state.
         unroll: if True, trace every step instead of running the stretches
             between writes in the backend's loop (short sequences only).
-            Faster on TensorFlow without XLA (DNC+UW at T = 50: 0.23 of the
-            regular cell's training step against 0.26 looped); under XLA keep
+            Faster on TensorFlow without XLA (DNC+UW at T = 50: 0.25 of the
+            regular cell's training step against 0.27 looped); under XLA keep
             the loops, which compile in a fraction of the time and run
             faster (docs/memory.md, "Speed").
         loop_intervals: if True, run a schedule's equal write intervals
@@ -50,9 +50,9 @@ class DNC(MemoryRNN):
             Cached Uniform Writing) as one loop over the intervals, so the
             compiled program holds one memory access instead of one per
             interval. On a 2-core CPU (T = 50 and 100) the first,
-            compiling step was 1.5-10x shorter (DNC+CUW at T = 100 under
-            XLA: 10 s instead of 82 on TensorFlow, 6 instead of 58 on JAX)
-            and later steps mostly 4-14% longer; on an H200 (JAX, DNC+UW,
+            compiling step was 1.4-10x shorter (DNC+CUW at T = 100 under
+            XLA: 12 s instead of 85 on TensorFlow, 6 instead of 63 on JAX)
+            and later steps mostly 3-17% longer; on an H200 (JAX, DNC+UW,
             T = 50) 5 s instead of 223, with no step cost measured. Use it
             on a GPU, for short runs with many writes, or wherever
             compilation is slow (docs/memory.md, "Compilation").
