@@ -257,9 +257,11 @@ class MemoryRNN(CellRNN):
         Algorithm 1: no access, `r_t = r_{t-1}`), so each step is eq. 3-4,
         `o_t, h_t = controller([x_t, r], h_{t-1})`, and nothing else changes
         step by step. The controller's inputs `[x_t, r]` are built for the
-        whole stretch before its loop, the loop carries the controller's
-        state alone, and what depends on the stretch only through its
-        hidden states is computed once after it: the output features
+        whole stretch before its loop (for an LSTM controller, the gates'
+        `W_r r + b` instead: `_lstm_step_with_held_reads`), the loop carries
+        the controller's state alone, and what depends on the stretch only
+        through its hidden states is computed once after it: the output
+        features
         `[o_t, r]` (projected to `y_t = W_y [o_t, r] + b_y` with the whole
         sequence's, in `inner_loop`) and, with Cached Uniform Writing, the
         cache (Algorithm 1, line 2: step `t` writes `h_{t-1}` to slot
@@ -281,26 +283,19 @@ class MemoryRNN(CellRNN):
         length = inputs.shape[0]
         reads = ops.cast(cell._flat_reads(state.read_vectors), cell.compute_dtype)
         held = ops.broadcast_to(reads[None], (length,) + tuple(ops.shape(reads)))
-        controller_inputs = ops.concatenate(
-            [inputs, ops.cast(held, inputs.dtype)], axis=-1
-        )
         first = tree.flatten(state.controller)
         keep_hidden = cell.cache_size is not None
-
-        def step(step_inputs, flat):
-            output, new = cell.controller(
-                step_inputs,
-                tree.pack_sequence_as(cell._controller_state_size, flat),
-                training=training,
+        step = self._lstm_step_with_held_reads(reads, inputs.shape[-1])
+        fused = step is not None  # then its output is h_t, the cache's too
+        loop_inputs = inputs
+        if not fused:
+            step = self._controller_step(keep_hidden, training)
+            loop_inputs = ops.concatenate(
+                [inputs, ops.cast(held, inputs.dtype)], axis=-1
             )
-            new = [ops.cast(n, old.dtype) for n, old in zip(tree.flatten(new), flat)]
-            if keep_hidden:  # h_t, for the cache
-                output = ops.concatenate([ops.cast(output, new[0].dtype), new[0]], -1)
-            return output, new
-
         _, outputs, last = keras_compat.rnn(
             step,
-            controller_inputs,
+            loop_inputs,
             first,
             unroll=self.unroll or length <= UNROLL_LIMIT,
             input_length=length,
@@ -309,14 +304,91 @@ class MemoryRNN(CellRNN):
         )
         cache = state.cache
         if keep_hidden:
-            hidden_size = cell._controller_flat_sizes[0]
-            outputs, hidden = outputs[..., :-hidden_size], outputs[..., -hidden_size:]
+            if fused:
+                hidden = outputs
+            else:
+                hidden_size = cell._controller_flat_sizes[0]
+                outputs, hidden = (
+                    outputs[..., :-hidden_size],
+                    outputs[..., -hidden_size:],
+                )
             cache = self._cache_after(state.cache, start, first[0], hidden)
         features = cell.output_features(outputs, held)
         controller = tree.pack_sequence_as(cell._controller_state_size, list(last))
         return features, state._replace(
             step=state.step + length, controller=controller, cache=cache
         )
+
+    def _controller_step(self, keep_hidden, training):
+        """`step([x_t, r], state) -> (o_t, new state)` for the backend's loop.
+
+        With `keep_hidden` the output is `[o_t, h_t]` (`h_t` for the cache).
+        """
+        cell = self.cell
+
+        def step(step_inputs, flat):
+            output, new = cell.controller(
+                step_inputs,
+                tree.pack_sequence_as(cell._controller_state_size, flat),
+                training=training,
+            )
+            new = [ops.cast(n, old.dtype) for n, old in zip(tree.flatten(new), flat)]
+            if keep_hidden:
+                output = ops.concatenate([ops.cast(output, new[0].dtype), new[0]], -1)
+            return output, new
+
+        return step
+
+    def _lstm_step_with_held_reads(self, reads, input_size):
+        """The LSTM controller's step with the held reads' gates done once.
+
+        An LSTM controller's gates are `W [x_t, r] + U h_{t-1} + b`
+        (eq. 3-4 with the LSTM of Graves et al. 2016, Methods); with `r`
+        held over a stretch, `W_r r + b` is the same on every step, so it is
+        computed once before the loop and the loop reads `x_t` alone (no
+        `[x_t, r]` concatenation, no `W_r r` matmul, per step). The gates
+        are `keras.layers.LSTMCell`'s (`i, f, c, o` in its kernel's order,
+        its `activation` and `recurrent_activation`), in its compute dtype.
+
+        Args:
+            reads: `[B, R * W]`, the held `r`.
+            input_size: the width of `x_t` (`W`'s first rows).
+
+        Returns:
+            `step(x_t, [h, c]) -> (h_t, [h_t, c_t])` for the backend's loop,
+            or None when the controller is not a `keras.layers.LSTMCell`
+            without dropout (then the stretch calls the controller itself).
+        """
+        controller = self.cell.controller
+        if (
+            type(controller) is not keras.layers.LSTMCell
+            or controller.dropout
+            or controller.recurrent_dropout
+        ):
+            return None
+        dtype = controller.compute_dtype
+        kernel = ops.cast(controller.kernel, dtype)
+        input_kernel = kernel[:input_size]
+        held_gates = ops.matmul(ops.cast(reads, dtype), kernel[input_size:])
+        if controller.use_bias:
+            held_gates = held_gates + ops.cast(controller.bias, dtype)
+        recurrent_kernel = ops.cast(controller.recurrent_kernel, dtype)
+        activation = controller.activation
+        gate = controller.recurrent_activation
+
+        def step(step_inputs, flat):
+            h, c = (ops.cast(s, dtype) for s in flat)
+            z = (
+                ops.matmul(ops.cast(step_inputs, dtype), input_kernel)
+                + held_gates
+                + ops.matmul(h, recurrent_kernel)
+            )
+            z_i, z_f, z_c, z_o = ops.split(z, 4, axis=-1)
+            c = gate(z_f) * c + gate(z_i) * activation(z_c)
+            h = gate(z_o) * activation(c)
+            return h, [ops.cast(h, flat[0].dtype), ops.cast(c, flat[1].dtype)]
+
+        return step
 
     def _cache_after(self, cache, start, hidden_before, hidden):
         """The cache after a stretch, from the hidden states it went through.

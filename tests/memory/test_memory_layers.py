@@ -118,6 +118,57 @@ def test_layer_equals_rnn_of_its_cell_with_a_single_state_controller(schedule, r
     _assert_layer_equals_rnn_of_its_cell(layer, x)
 
 
+@pytest.mark.parametrize(
+    "controller",
+    [
+        dict(use_bias=False),
+        dict(activation="softsign", recurrent_activation="hard_sigmoid"),
+        dict(implementation=1),
+    ],
+    ids=["no_bias", "activations", "implementation_1"],
+)
+@pytest.mark.parametrize("schedule", ["uniform", "cached_uniform"])
+def test_lstm_stretch_follows_the_controllers_settings(controller, schedule, rng):
+    # An LSTMCell controller's stretches compute its gates themselves, with
+    # the held reads' part once per stretch: they must read the cell's bias,
+    # activations and kernel layout as `LSTMCell.call` does.
+    layer = keras_rda.DNC(
+        keras.layers.LSTMCell(5, **controller),
+        memory_size=3,
+        word_size=4,
+        num_read_heads=2,
+        write_schedule=SCHEDULES[schedule],
+        return_sequences=True,
+        return_state=True,
+    )
+    x = _random_input_and_weights(layer, rng)
+    reads = keras.ops.ones((2, 8))
+    assert layer._lstm_step_with_held_reads(reads, 3) is not None
+    _assert_layer_equals_rnn_of_its_cell(layer, x)
+
+
+class _LSTMCellSubclass(keras.layers.LSTMCell):
+    pass
+
+
+@pytest.mark.parametrize(
+    "controller",
+    [
+        keras.layers.LSTMCell(5, dropout=0.3),
+        keras.layers.LSTMCell(5, recurrent_dropout=0.3),
+        _LSTMCellSubclass(5),
+        keras.layers.GRUCell(5),
+    ],
+    ids=["dropout", "recurrent_dropout", "subclass", "gru"],
+)
+def test_other_controllers_are_called_in_the_stretches(controller):
+    # Dropout masks, a subclass's own `call` or another cell's gates: the
+    # stretch calls the controller on `[x_t, r]`.
+    layer = keras_rda.DNC(controller, 3, 4, write_schedule=SCHEDULES["uniform"])
+    layer.build((None, T, 3))
+    assert layer._lstm_step_with_held_reads(keras.ops.ones((2, 4)), 3) is None
+
+
 @pytest.mark.parametrize("kind", list(LAYERS))
 def test_layer_equals_rnn_of_its_cell_with_clipping(kind, rng):
     # `clip_value` clips the interface and y_t; the layer projects and clips
