@@ -5,8 +5,8 @@ Le et al. 2019 (section 3.1, Fig. 2b) measure up to 60% less training time
 for DNC+UW and 28% for NTM+UW than with regular writing. This benchmark
 times one training step (forward, backward, Adam update) of
 
-- `LSTM`: the controller alone, `keras.layers.RNN(LSTMCell(100))`, the floor
-  no schedule can go below;
+- `LSTM`: the controller alone, `keras.layers.RNN(LSTMCell(100))`, the
+  reference of the layers' 1.3x target;
 - `DNC cell` / `NTM cell`: `keras.layers.RNN(DNCCell/NTMCell)` with regular
   writing (the reference of the schedules);
 - `DNC+UW cell`: `keras.layers.RNN(DNCCell)` with Uniform Writing, the
@@ -21,10 +21,12 @@ times one training step (forward, backward, Adam update) of
   `loop_intervals=True` (one loop over the equal write intervals, so one
   access in the program; docs/memory.md "Compilation"), not in the default
   set;
-- `no memory`: what is left of the DNC without memory, the floor of the
-  layers: the controller fed the read vectors' width too (`[x_t, r]`,
-  11 + 16 inputs) and the output projection `W_y [o_t, r_t]` (a `Dense` of
-  11 on the controller's outputs and the read vector, 116 inputs);
+- `no memory`: what is left of the regular-writing cell without memory:
+  the controller fed the read vectors' width too (`[x_t, r_t]`, 11 + 16
+  inputs) and the output projection `W_y [o_t, r_t]` (a `Dense` of 11 on
+  the controller's outputs and the read vector, 116 inputs). The layers
+  can run below it: between writes they hold `r`, and an LSTM
+  controller's gates for it are computed once per stretch;
 
 with an LSTM controller of 100 units, 4 memory slots, word size 16, one read
 and one write head, batch 64, 11 input and 11 output features (a regression

@@ -17,8 +17,10 @@ class DNC(MemoryRNN):
     no mask, every schedule is static (Regular, Uniform, Cached Uniform, and
     Random with its policy drawn once), so the layer runs the controller as
     a plain recurrent loop over each stretch between two writes, with the
-    read vectors held, and accesses memory once at its end (for Cached
-    Uniform Writing after the cache attention of eq. 9-10). There is no
+    read vectors held (for a `keras.layers.LSTMCell` controller their part
+    of its gates is computed once per stretch), and accesses memory once at
+    its end (for Cached Uniform Writing after the cache attention of
+    eq. 9-10). There is no
     conditional: it trains under `jit_compile=True`, and the memory costs
     time only on the access steps. Otherwise (unknown length, a mask,
     `initial_state`, `stateful`, `go_backwards`) it computes what
@@ -41,18 +43,18 @@ class DNC(MemoryRNN):
             state.
         unroll: if True, trace every step instead of running the stretches
             between writes in the backend's loop (short sequences only).
-            Faster on TensorFlow without XLA (DNC+UW at T = 50: 0.25 of the
-            regular cell's training step against 0.27 looped); under XLA keep
-            the loops, which compile in a fraction of the time and run
-            faster (docs/memory.md, "Speed").
+            On TensorFlow without XLA as fast at T = 50 and faster at
+            T = 100 (DNC+UW: 0.17 of the regular cell's training step
+            against 0.20 looped); under XLA keep the loops, which compile in
+            a fraction of the time and run faster (docs/memory.md, "Speed").
         loop_intervals: if True, run a schedule's equal write intervals
             (the held steps and the access that ends them: Uniform and
             Cached Uniform Writing) as one loop over the intervals, so the
             compiled program holds one memory access instead of one per
             interval. On a 2-core CPU (T = 50 and 100) the first,
-            compiling step was 1.4-10x shorter (DNC+CUW at T = 100 under
-            XLA: 12 s instead of 85 on TensorFlow, 6 instead of 63 on JAX)
-            and later steps mostly 3-17% longer; on an H200 (JAX, DNC+UW,
+            compiling step was 1.4-12x shorter (DNC+CUW at T = 100 under
+            XLA: 10 s instead of 87 on TensorFlow, 5 instead of 63 on JAX)
+            and later steps mostly 1-21% longer; on an H200 (JAX, DNC+UW,
             T = 50) 5 s instead of 223, with no step cost measured. Use it
             on a GPU, for short runs with many writes, or wherever
             compilation is slow (docs/memory.md, "Compilation").
