@@ -285,7 +285,7 @@ class MemoryRNN(CellRNN):
         held = ops.broadcast_to(reads[None], (length,) + tuple(ops.shape(reads)))
         first = tree.flatten(state.controller)
         keep_hidden = cell.cache_size is not None
-        step = self._lstm_step_with_held_reads(reads, inputs.shape[-1])
+        step = self._lstm_step_with_held_reads(reads)
         fused = step is not None  # then its output is h_t, the cache's too
         loop_inputs = inputs
         if not fused:
@@ -339,7 +339,7 @@ class MemoryRNN(CellRNN):
 
         return step
 
-    def _lstm_step_with_held_reads(self, reads, input_size):
+    def _lstm_step_with_held_reads(self, reads):
         """The LSTM controller's step with the held reads' gates done once.
 
         An LSTM controller's gates are `W [x_t, r] + U h_{t-1} + b`
@@ -351,8 +351,8 @@ class MemoryRNN(CellRNN):
         its `activation` and `recurrent_activation`), in its compute dtype.
 
         Args:
-            reads: `[B, R * W]`, the held `r`.
-            input_size: the width of `x_t` (`W`'s first rows).
+            reads: `[B, R * W]`, the held `r` (`W`'s last `R * W` rows:
+                the width of `x_t` need not be known when tracing).
 
         Returns:
             `step(x_t, [h, c]) -> (h_t, [h_t, c_t])` for the backend's loop,
@@ -368,6 +368,7 @@ class MemoryRNN(CellRNN):
             return None
         dtype = controller.compute_dtype
         kernel = ops.cast(controller.kernel, dtype)
+        input_size = controller.kernel.shape[0] - self.cell._read_size
         input_kernel = kernel[:input_size]
         held_gates = ops.matmul(ops.cast(reads, dtype), kernel[input_size:])
         if controller.use_bias:

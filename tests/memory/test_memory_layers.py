@@ -143,8 +143,29 @@ def test_lstm_stretch_follows_the_controllers_settings(controller, schedule, rng
     )
     x = _random_input_and_weights(layer, rng)
     reads = keras.ops.ones((2, 8))
-    assert layer._lstm_step_with_held_reads(reads, 3) is not None
+    assert layer._lstm_step_with_held_reads(reads) is not None
     _assert_layer_equals_rnn_of_its_cell(layer, x)
+
+
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_trains_on_a_stream_of_unknown_shape(kind, rng):
+    # A `tf.data` stream whose batches have no static shape: the length
+    # comes from the model's `keras.Input`, and the width of `x_t` is
+    # unknown while tracing.
+    layer = _layer(kind, SCHEDULES["cached_uniform"], return_state=False)
+    model = keras.Sequential([keras.Input((T, 3)), layer])
+    model.compile("adam", "mse")
+    x = rng.normal(size=(4, T, 3)).astype("float32")
+    y = rng.normal(size=(4, T, 3)).astype("float32")
+    spec = tf.TensorSpec((None, None, None), tf.float32)
+    stream = tf.data.Dataset.from_generator(
+        lambda: iter([(x, y)]), output_signature=(spec, spec)
+    )
+    history = model.fit(stream, epochs=2, verbose=0)
+    assert np.all(np.isfinite(history.history["loss"]))
+    np.testing.assert_allclose(
+        np_(model.predict(stream, verbose=0)), np_(model(x)), rtol=1e-5, atol=1e-6
+    )
 
 
 class _LSTMCellSubclass(keras.layers.LSTMCell):
@@ -166,7 +187,7 @@ def test_other_controllers_are_called_in_the_stretches(controller):
     # stretch calls the controller on `[x_t, r]`.
     layer = keras_rda.DNC(controller, 3, 4, write_schedule=SCHEDULES["uniform"])
     layer.build((None, T, 3))
-    assert layer._lstm_step_with_held_reads(keras.ops.ones((2, 4)), 3) is None
+    assert layer._lstm_step_with_held_reads(keras.ops.ones((2, 4))) is None
 
 
 @pytest.mark.parametrize("kind", list(LAYERS))
