@@ -261,11 +261,10 @@ class MemoryRNN(CellRNN):
         `W_r r + b` instead: `_lstm_step_with_held_reads`), the loop carries
         the controller's state alone, and what depends on the stretch only
         through its hidden states is computed once after it: the output
-        features
-        `[o_t, r]` (projected to `y_t = W_y [o_t, r] + b_y` with the whole
-        sequence's, in `inner_loop`) and, with Cached Uniform Writing, the
-        cache (Algorithm 1, line 2: step `t` writes `h_{t-1}` to slot
-        `(t - 1) mod L`). The values are those of `MemoryCell.step`.
+        features `[o_t, r]` (projected to `y_t = W_y [o_t, r] + b_y` with
+        the whole sequence's, in `inner_loop`) and, with Cached Uniform
+        Writing, the cache (Algorithm 1, line 2: step `t` writes `h_{t-1}`
+        to slot `(t - 1) mod L`). The values are those of `MemoryCell.step`.
 
         Args:
             inputs: `[S, B, input_dim]`, the stretch's `x_t`, time-major.

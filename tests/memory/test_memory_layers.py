@@ -25,10 +25,10 @@ SCHEDULES = {
 LAYERS = {"dnc": keras_rda.DNC, "ntm": keras_rda.NTM}
 
 
-def _layer(kind, schedule, **kwargs):
+def _layer(kind, schedule, controller=None, **kwargs):
     kwargs = {"return_sequences": True, "return_state": True, **kwargs}
     return LAYERS[kind](
-        keras.layers.LSTMCell(5),
+        controller or keras.layers.LSTMCell(5),
         memory_size=3,
         word_size=4,
         num_read_heads=2,
@@ -132,14 +132,8 @@ def test_lstm_stretch_follows_the_controllers_settings(controller, schedule, rng
     # An LSTMCell controller's stretches compute its gates themselves, with
     # the held reads' part once per stretch: they must read the cell's bias,
     # activations and kernel layout as `LSTMCell.call` does.
-    layer = keras_rda.DNC(
-        keras.layers.LSTMCell(5, **controller),
-        memory_size=3,
-        word_size=4,
-        num_read_heads=2,
-        write_schedule=SCHEDULES[schedule],
-        return_sequences=True,
-        return_state=True,
+    layer = _layer(
+        "dnc", SCHEDULES[schedule], controller=keras.layers.LSTMCell(5, **controller)
     )
     x = _random_input_and_weights(layer, rng)
     reads = keras.ops.ones((2, 8))
