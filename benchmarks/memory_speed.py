@@ -44,13 +44,19 @@ tasks (`keras_rda.experiments.memory_models.memory_model`): the LSTM's
 `sizes` gave the memory models a `y_t` of 100 and a `Dense(11)` after it,
 one more layer than the LSTM.)
 
+With `--instances N` every model is built N times apart and all copies are
+timed interleaved: a row gives the median copy, and the record each copy's
+time and its ratios to the same copy of the LSTM and of the regular cell,
+which shows how far one compiled copy of a model is from another.
+
 Run:
     python benchmarks/memory_speed.py [--rounds 15] [--lengths 50 100]
-        [--jit both|on|off] [--clock cpu|wall] [--json PATH]
+        [--jit both|on|off] [--clock cpu|wall] [--instances 1] [--json PATH]
 """
 
 import argparse
 import os
+import statistics
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -184,6 +190,54 @@ def time_models(models, x, y, rounds, clock):
     return {name: float(seconds) for name, seconds in medians.items()}, first_step
 
 
+def copy_label(name, index, instances):
+    """The key of copy `index` of model `name` (the name itself for one)."""
+    return name if instances == 1 else f"{name} #{index + 1}"
+
+
+def speed_row(name, length, jit, medians, first_step, instances):
+    """The record's row of model `name`: the median copy's time, its ratios
+    to the LSTM's and the reference's median copies, the first copy's first
+    step and, with several copies, each copy's time and its ratios to the
+    same copy of the LSTM and of the reference.
+
+    Args:
+        medians: seconds per step of every copy, by `copy_label`.
+        first_step: wall seconds of every copy's first step, by `copy_label`.
+    """
+    reference = MODELS[name][3]
+
+    def copies(model):
+        labels = [copy_label(model, k, instances) for k in range(instances)]
+        return [medians[label] for label in labels if label in medians]
+
+    def median(model):
+        return statistics.median(copies(model)) if model and copies(model) else None
+
+    seconds, lstm, ref = median(name), median("LSTM"), median(reference)
+    row = {
+        "T": length,
+        "xla": jit,
+        "model": name,
+        "ms_per_step": seconds * 1e3,
+        "first_step_s": first_step[copy_label(name, 0, instances)],
+        "ratio_to_lstm": seconds / lstm if lstm else None,
+        "reference": reference,
+        "ratio_to_reference": seconds / ref if ref else None,
+    }
+    if instances > 1:
+        row["instance_ms"] = [t * 1e3 for t in copies(name)]
+        if lstm:
+            row["instance_ratios_to_lstm"] = [
+                a / b for a, b in zip(copies(name), copies("LSTM"))
+            ]
+        if ref:
+            row["instance_ratios_to_reference"] = [
+                a / b for a, b in zip(copies(name), copies(reference))
+            ]
+    return row
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15, help="timed rounds")
@@ -207,8 +261,19 @@ def main(argv=None):
         help="cpu: this process's CPU time (steadier on a shared machine); "
         "wall: elapsed time",
     )
+    parser.add_argument(
+        "--instances",
+        type=int,
+        default=1,
+        help="copies of each model, built apart and timed interleaved: a row "
+        "gives the median copy, and the record each copy's time and its ratios "
+        "to the same copy of the LSTM and of the reference (how far one "
+        "compiled copy is from another)",
+    )
     parser.add_argument("--json", help="write the JSON record to this path")
     args = parser.parse_args(argv)
+    if args.instances < 1:
+        parser.error(f"--instances must be at least 1, got {args.instances}")
 
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     jits = {"both": [False, True], "on": [True], "off": [False]}[args.jit]
@@ -221,25 +286,15 @@ def main(argv=None):
         y = rng.random((BATCH, length, FEATURES), dtype=np.float32)
         for jit in jits:
             names = [n for n in args.models if compiles(n, jit)]
-            models = {name: build(name, length, jit) for name in names}
-            medians, first_step = time_models(models, x, y, args.rounds, clock)
-            for name, seconds in medians.items():
-                reference = MODELS[name][3]
+            copies = {
+                copy_label(name, k, args.instances): build(name, length, jit)
+                for k in range(args.instances)
+                for name in names
+            }
+            medians, first_step = time_models(copies, x, y, args.rounds, clock)
+            for name in names:
                 rows.append(
-                    {
-                        "T": length,
-                        "xla": jit,
-                        "model": name,
-                        "ms_per_step": seconds * 1e3,
-                        "first_step_s": first_step[name],
-                        "ratio_to_lstm": seconds / medians["LSTM"]
-                        if "LSTM" in medians
-                        else None,
-                        "reference": reference,
-                        "ratio_to_reference": seconds / medians[reference]
-                        if reference in medians
-                        else None,
-                    }
+                    speed_row(name, length, jit, medians, first_step, args.instances)
                 )
             keras.backend.clear_session()
 
@@ -249,15 +304,20 @@ def main(argv=None):
         f"time of {args.rounds} interleaved rounds; load average "
         f"{load_start:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n"
     )
-    print("| T | XLA | model | ms / step | / LSTM | / regular cell | first step (s) |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| T | XLA | model | ms / step | / LSTM | / regular cell | first step (s) "
+        "| copies / regular cell |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         to_ref = row["ratio_to_reference"]
+        copies = row.get("instance_ratios_to_reference")
         print(
             f"| {row['T']} | {'on' if row['xla'] else 'off'} | {row['model']} | "
             f"{row['ms_per_step']:.1f} | {row['ratio_to_lstm']:.2f} | "
             f"{'' if to_ref is None else f'{to_ref:.2f}'} | "
-            f"{row['first_step_s']:.1f} |"
+            f"{row['first_step_s']:.1f} | "
+            f"{'' if not copies else f'{min(copies):.2f}-{max(copies):.2f}'} |"
         )
     if args.json:
         record = {
@@ -268,6 +328,7 @@ def main(argv=None):
             "load_average": [load_start, os.getloadavg()[0]],
             "clock": args.clock,
             "rounds": args.rounds,
+            "instances": args.instances,
             "seconds": time.time() - started,
             "sizes": {
                 "units": UNITS,

@@ -75,11 +75,47 @@ def _speed_header(data):
     )
 
 
+def _span(values, digits, unit=""):
+    low, high = min(values), max(values)
+    return f"{low:.{digits}f}-{high:.{digits}f}{unit}"
+
+
+def _copies_table(data, keys, models, cell):
+    """`memory_speed.py --instances N`: the lowest and highest ratio of a
+    copy to the same copy of the LSTM and (in brackets) of the reference."""
+    lines = [
+        f"Each of the {data['instances']} copies of a model (built apart, timed "
+        "interleaved) against the same copy of the LSTM and, in brackets, of "
+        "the regular-writing model, lowest-highest:",
+        "",
+        "| T | XLA | " + " | ".join(models) + " |",
+        "|---|---|" + "---:|" * len(models),
+    ]
+    for key in keys:
+        entries = []
+        for model in models:
+            row = cell.get((*key, model), {})
+            if "instance_ms" not in row:
+                entries.append("")
+            elif model == "LSTM":
+                entries.append(_span(row["instance_ms"], 0, " ms"))
+            else:
+                text = _span(row["instance_ratios_to_lstm"], 2)
+                if row.get("instance_ratios_to_reference"):
+                    text += f" ({_span(row['instance_ratios_to_reference'], 2)})"
+                entries.append(text)
+        lines.append(
+            f"| {key[0]} | {'on' if key[1] else 'off'} | " + " | ".join(entries) + " |"
+        )
+    return lines
+
+
 def speed_record_markdown(data):
     """A speed record as Markdown: a row per (T, XLA), a column per model
     (the LSTM's time, every other model's ratio to it, and its ratio to
-    its `reference` model where it has one), its sizes and versions, and
-    its peak-memory table if it measured one."""
+    its `reference` model where it has one), its sizes and versions, the
+    spread of its copies if it timed several (`memory_speed.py
+    --instances`), and its peak-memory table if it measured one."""
     rows = data["rows"]
     models = list(dict.fromkeys(row["model"] for row in rows))
 
@@ -111,6 +147,8 @@ def speed_record_markdown(data):
         lines.append(
             f"| {key[0]} | {'on' if key[1] else 'off'} | " + " | ".join(entries) + " |"
         )
+    if any("instance_ms" in row for row in rows):  # memory_speed.py --instances
+        lines += ["", *_copies_table(data, keys, models, cell)]
     if any("first_step_s" in row for row in rows):  # memory_speed.py, since e18d481
         lines += [
             "",

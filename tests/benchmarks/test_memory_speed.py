@@ -1,10 +1,13 @@
-"""`benchmarks/memory_speed.py`: every model it times has one output layer."""
+"""`benchmarks/memory_speed.py`: every model it times has one output layer,
+and several copies of a model are recorded copy by copy."""
 
 import importlib.util
+import json
 import pathlib
 import sys
 
 import keras
+import numpy as np
 import pytest
 
 import keras_rda
@@ -58,3 +61,58 @@ def test_every_model_maps_to_the_features_through_one_output_layer(memory_speed,
         assert _dense_layers(model) == []
         assert cell.output_size == memory_speed.FEATURES
     keras.backend.clear_session()
+
+
+def test_a_row_of_several_copies_gives_the_median_copy_and_each_copys_ratios(
+    memory_speed,
+):
+    # Three copies of each model: the row's time is the median copy, its
+    # ratios are of medians, and each copy k is also set against copy k of
+    # the LSTM and of the regular cell.
+    seconds = {
+        "LSTM": [0.020, 0.030, 0.025],
+        "DNC cell": [0.040, 0.050, 0.100],
+        "DNC+UW": [0.024, 0.036, 0.030],
+    }
+    medians = {
+        memory_speed.copy_label(name, k, 3): value
+        for name, values in seconds.items()
+        for k, value in enumerate(values)
+    }
+    first_step = {label: 1.0 + i for i, label in enumerate(medians)}
+    row = memory_speed.speed_row("DNC+UW", 50, True, medians, first_step, 3)
+    assert row["ms_per_step"] == pytest.approx(30.0)
+    assert row["ratio_to_lstm"] == pytest.approx(0.030 / 0.025)
+    assert row["ratio_to_reference"] == pytest.approx(0.030 / 0.050)
+    assert row["instance_ms"] == pytest.approx([24.0, 36.0, 30.0])
+    assert row["instance_ratios_to_lstm"] == pytest.approx([1.2, 1.2, 1.2])
+    assert row["instance_ratios_to_reference"] == pytest.approx([0.6, 0.72, 0.3])
+    assert row["first_step_s"] == first_step["DNC+UW #1"]
+    # One copy: the model's own name, and no per-copy fields.
+    single = memory_speed.speed_row(
+        "DNC+UW",
+        50,
+        True,
+        {"LSTM": 0.02, "DNC cell": 0.04, "DNC+UW": 0.03},
+        {"DNC+UW": 2.0},
+        1,
+    )
+    assert single["ratio_to_reference"] == pytest.approx(0.75)
+    assert "instance_ms" not in single
+
+
+def test_instances_are_timed_and_recorded(memory_speed, tmp_path):
+    path = tmp_path / "speed.json"
+    argv = ["--rounds", "1", "--lengths", "3", "--jit", "off", "--instances", "2"]
+    argv += ["--models", "LSTM", "DNC cell", "--json", str(path)]
+    memory_speed.main(argv)
+    record = json.loads(path.read_text())
+    assert record["instances"] == 2
+    lstm, cell = record["rows"]
+    assert len(cell["instance_ms"]) == 2
+    assert cell["ms_per_step"] == pytest.approx(np.median(cell["instance_ms"]))
+    assert cell["instance_ratios_to_lstm"] == pytest.approx(
+        np.divide(cell["instance_ms"], lstm["instance_ms"])
+    )
+    with pytest.raises(SystemExit):
+        memory_speed.main(["--instances", "0"])

@@ -127,6 +127,51 @@ def test_memory_speed_record_with_first_steps_gives_their_table():
     assert firsts.splitlines()[-1] == "| 50 | on | 3.5 | 239.6 |"
 
 
+def test_memory_speed_record_with_copies_gives_their_spread():
+    """`memory_speed.py --instances`: a table of each copy's lowest and
+    highest ratio to the same copy of the LSTM and of the reference."""
+    rows = [
+        {"T": 50, "xla": False, "model": "LSTM", "instance_ms": [21.0, 19.6, 20.0]},
+        {
+            "T": 50,
+            "xla": False,
+            "model": "DNC cell",
+            "instance_ms": [80.0, 90.0, 84.0],
+            "instance_ratios_to_lstm": [4.0, 4.5, 4.2],
+        },
+        {
+            "T": 50,
+            "xla": False,
+            "model": "DNC+UW",
+            "instance_ms": [20.0, 22.0, 26.0],
+            "instance_ratios_to_lstm": [1.0, 1.1, 1.3],
+            "instance_ratios_to_reference": [0.25, 0.2444, 0.3095],
+            "reference": "DNC cell",
+        },
+    ]
+    for row in rows:
+        row["ms_per_step"] = sorted(row["instance_ms"])[1]
+        row["ratio_to_lstm"] = row["ms_per_step"] / 20.0
+        row.setdefault("reference", None)
+        row["ratio_to_reference"] = 22.0 / 84.0 if row["reference"] else None
+    record = {
+        "benchmark": "memory_speed",
+        "backend": "tensorflow",
+        "versions": {"tensorflow": "2.0", "keras": "3.0"},
+        "sizes": {"units": 100, "memory_size": 4, "word_size": 16, "batch": 64},
+        "machine": {"usable_cores": 2},
+        "rounds": 8,
+        "instances": 3,
+        "rows": rows,
+    }
+    ratios, copies = benchmark_tables.benchmark_markdown(record).split("copies")
+    assert "| 50 | off | 1.00 (20 ms) | 4.20 | 1.10 (0.26) |" in ratios
+    assert "Each of the 3" in ratios
+    assert copies.splitlines()[-1] == (
+        "| 50 | off | 20-21 ms | 4.00-4.50 | 1.00-1.30 (0.24-0.31) |"
+    )
+
+
 def _cost_row(model, flops, nbytes, transcendentals, temp=None):
     row = {
         "model": model,
