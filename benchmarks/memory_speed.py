@@ -238,6 +238,12 @@ def speed_row(name, length, jit, medians, first_step, instances):
     return row
 
 
+def _ratio_text(ratio):
+    """A ratio for the printed table: blank where its reference was not
+    timed (`--models` without the LSTM or the regular cell)."""
+    return "" if ratio is None else f"{ratio:.2f}"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15, help="timed rounds")
@@ -310,12 +316,11 @@ def main(argv=None):
     )
     print("|---|---|---|---|---|---|---|---|")
     for row in rows:
-        to_ref = row["ratio_to_reference"]
         copies = row.get("instance_ratios_to_reference")
         print(
             f"| {row['T']} | {'on' if row['xla'] else 'off'} | {row['model']} | "
-            f"{row['ms_per_step']:.1f} | {row['ratio_to_lstm']:.2f} | "
-            f"{'' if to_ref is None else f'{to_ref:.2f}'} | "
+            f"{row['ms_per_step']:.1f} | {_ratio_text(row['ratio_to_lstm'])} | "
+            f"{_ratio_text(row['ratio_to_reference'])} | "
             f"{row['first_step_s']:.1f} | "
             f"{'' if not copies else f'{min(copies):.2f}-{max(copies):.2f}'} |"
         )
