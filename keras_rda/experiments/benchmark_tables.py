@@ -75,6 +75,21 @@ def _speed_header(data):
     )
 
 
+def _model_table(keys, models, entry):
+    """Markdown lines of a table with a row per (T, XLA) key and a column per
+    model; `entry(key, model)` gives each cell's text."""
+    lines = [
+        "| T | XLA | " + " | ".join(models) + " |",
+        "|---|---|" + "---:|" * len(models),
+    ]
+    for key in keys:
+        entries = [entry(key, model) for model in models]
+        lines.append(
+            f"| {key[0]} | {'on' if key[1] else 'off'} | " + " | ".join(entries) + " |"
+        )
+    return lines
+
+
 def _span(values, digits, unit=""):
     low, high = min(values), max(values)
     return f"{low:.{digits}f}-{high:.{digits}f}{unit}"
@@ -83,31 +98,25 @@ def _span(values, digits, unit=""):
 def _copies_table(data, keys, models, cell):
     """`memory_speed.py --instances N`: the lowest and highest ratio of a
     copy to the same copy of the LSTM and (in brackets) of the reference."""
-    lines = [
+
+    def entry(key, model):
+        row = cell.get((*key, model), {})
+        if "instance_ms" not in row:
+            return ""
+        if model == "LSTM":
+            return _span(row["instance_ms"], 0, " ms")
+        text = _span(row["instance_ratios_to_lstm"], 2)
+        if row.get("instance_ratios_to_reference"):
+            text += f" ({_span(row['instance_ratios_to_reference'], 2)})"
+        return text
+
+    return [
         f"Each of the {data['instances']} copies of a model (built apart, timed "
         "interleaved) against the same copy of the LSTM and, in brackets, of "
         "the regular-writing model, lowest-highest:",
         "",
-        "| T | XLA | " + " | ".join(models) + " |",
-        "|---|---|" + "---:|" * len(models),
+        *_model_table(keys, models, entry),
     ]
-    for key in keys:
-        entries = []
-        for model in models:
-            row = cell.get((*key, model), {})
-            if "instance_ms" not in row:
-                entries.append("")
-            elif model == "LSTM":
-                entries.append(_span(row["instance_ms"], 0, " ms"))
-            else:
-                text = _span(row["instance_ratios_to_lstm"], 2)
-                if row.get("instance_ratios_to_reference"):
-                    text += f" ({_span(row['instance_ratios_to_reference'], 2)})"
-                entries.append(text)
-        lines.append(
-            f"| {key[0]} | {'on' if key[1] else 'off'} | " + " | ".join(entries) + " |"
-        )
-    return lines
 
 
 def speed_record_markdown(data):
@@ -124,29 +133,22 @@ def speed_record_markdown(data):
 
     keys = list(dict.fromkeys((length(row), row["xla"]) for row in rows))
     cell = {(length(r), r["xla"], r["model"]): r for r in rows}
-    lines = [
-        _speed_header(data),
-        "",
-        "| T | XLA | " + " | ".join(models) + " |",
-        "|---|---|" + "---:|" * len(models),
-    ]
-    for key in keys:
-        entries = []
-        for model in models:
-            row = cell.get((*key, model))
-            if row is None:
-                entries.append("")
-            elif model == "LSTM":
-                entries.append(f"1.00 ({row['ms_per_step']:.0f} ms)")
-            elif row.get("ratio_to_reference") is not None:
-                entries.append(
-                    f"{row['ratio_to_lstm']:.2f} ({row['ratio_to_reference']:.2f})"
-                )
-            else:
-                entries.append(f"{row['ratio_to_lstm']:.2f}")
-        lines.append(
-            f"| {key[0]} | {'on' if key[1] else 'off'} | " + " | ".join(entries) + " |"
-        )
+
+    def ratios(key, model):
+        row = cell.get((*key, model))
+        if row is None:
+            return ""
+        if model == "LSTM":
+            return f"1.00 ({row['ms_per_step']:.0f} ms)"
+        if row.get("ratio_to_reference") is not None:
+            return f"{row['ratio_to_lstm']:.2f} ({row['ratio_to_reference']:.2f})"
+        return f"{row['ratio_to_lstm']:.2f}"
+
+    def first_step(key, model):
+        row = cell.get((*key, model), {})
+        return f"{row['first_step_s']:.1f}" if "first_step_s" in row else ""
+
+    lines = [_speed_header(data), "", *_model_table(keys, models, ratios)]
     if any("instance_ms" in row for row in rows):  # memory_speed.py --instances
         lines += ["", *_copies_table(data, keys, models, cell)]
     if any("first_step_s" in row for row in rows):  # memory_speed.py, since e18d481
@@ -155,21 +157,8 @@ def speed_record_markdown(data):
             "Each model's first training step, in wall seconds (tracing and, "
             "under XLA, compilation):",
             "",
-            "| T | XLA | " + " | ".join(models) + " |",
-            "|---|---|" + "---:|" * len(models),
+            *_model_table(keys, models, first_step),
         ]
-        for key in keys:
-            entries = [
-                f"{cell[(*key, model)]['first_step_s']:.1f}"
-                if "first_step_s" in cell.get((*key, model), {})
-                else ""
-                for model in models
-            ]
-            lines.append(
-                f"| {key[0]} | {'on' if key[1] else 'off'} | "
-                + " | ".join(entries)
-                + " |"
-            )
     memory = data.get("memory")
     if memory:
         lines += [

@@ -59,6 +59,20 @@ def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
     assert "input dim 2, loss on every step, median cpu time" in new
 
 
+def _tensorflow_memory_speed_record(rows, **fields):
+    """A `memory_speed.py` record of `rows` (8 rounds, the benchmark's sizes
+    before `output_units`), with `fields` added."""
+    return {
+        "benchmark": "memory_speed",
+        "backend": "tensorflow",
+        "versions": {"tensorflow": "2.0", "keras": "3.0"},
+        "sizes": {"units": 100, "memory_size": 4, "word_size": 16, "batch": 64},
+        "rounds": 8,
+        "rows": rows,
+        **fields,
+    }
+
+
 def test_memory_speed_record_gives_ratios_to_lstm_and_to_the_reference():
     """`memory_speed.py` rows are keyed by `T` and carry the regular-writing
     model they replace: the cell shows both ratios."""
@@ -71,16 +85,11 @@ def test_memory_speed_record_gives_ratios_to_lstm_and_to_the_reference():
         row["ratio_to_lstm"] = row["ms_per_step"] / 20.0
         row["reference"] = "DNC cell" if row["model"] == "DNC+UW" else None
         row["ratio_to_reference"] = 24.0 / 40.0 if row["reference"] else None
-    record = {
-        "benchmark": "memory_speed",
-        "backend": "tensorflow",
-        "versions": {"tensorflow": "2.0", "keras": "3.0"},
-        "sizes": {"units": 100, "memory_size": 4, "word_size": 16, "batch": 64},
-        "machine": {"usable_cores": 16, "accelerators": ["cuda:0 (H100)"]},
-        "clock": "cpu",
-        "rounds": 8,
-        "rows": rows,
-    }
+    record = _tensorflow_memory_speed_record(
+        rows,
+        machine={"usable_cores": 16, "accelerators": ["cuda:0 (H100)"]},
+        clock="cpu",
+    )
     text = benchmark_tables.benchmark_markdown(record)
     assert text.startswith("cuda:0 (H100); tensorflow 2.0, keras 3.0; LSTM controller")
     assert (
@@ -154,16 +163,9 @@ def test_memory_speed_record_with_copies_gives_their_spread():
         row["ratio_to_lstm"] = row["ms_per_step"] / 20.0
         row.setdefault("reference", None)
         row["ratio_to_reference"] = 22.0 / 84.0 if row["reference"] else None
-    record = {
-        "benchmark": "memory_speed",
-        "backend": "tensorflow",
-        "versions": {"tensorflow": "2.0", "keras": "3.0"},
-        "sizes": {"units": 100, "memory_size": 4, "word_size": 16, "batch": 64},
-        "machine": {"usable_cores": 2},
-        "rounds": 8,
-        "instances": 3,
-        "rows": rows,
-    }
+    record = _tensorflow_memory_speed_record(
+        rows, machine={"usable_cores": 2}, instances=3
+    )
     ratios, copies = benchmark_tables.benchmark_markdown(record).split("copies")
     assert "| 50 | off | 1.00 (20 ms) | 4.20 | 1.10 (0.26) |" in ratios
     assert "Each of the 3" in ratios
