@@ -90,6 +90,13 @@ def _model_table(keys, models, entry):
     return lines
 
 
+def _milliseconds(*values):
+    """Milliseconds as printed: with one decimal where the largest is under
+    10 ms (a GPU's steps), whole otherwise."""
+    digits = 1 if max(values) < 10 else 0
+    return [f"{value:.{digits}f}" for value in values]
+
+
 def _span(values, digits, unit=""):
     low, high = min(values), max(values)
     return f"{low:.{digits}f}-{high:.{digits}f}{unit}"
@@ -104,7 +111,8 @@ def _copies_table(data, keys, models, cell):
         if "instance_ms" not in row:
             return ""
         if model == "LSTM":
-            return _span(row["instance_ms"], 0, " ms")
+            low, high = _milliseconds(min(row["instance_ms"]), max(row["instance_ms"]))
+            return f"{low}-{high} ms"
         text = _span(row["instance_ratios_to_lstm"], 2)
         if row.get("instance_ratios_to_reference"):
             text += f" ({_span(row['instance_ratios_to_reference'], 2)})"
@@ -139,7 +147,7 @@ def speed_record_markdown(data):
         if row is None:
             return ""
         if model == "LSTM":
-            return f"1.00 ({row['ms_per_step']:.0f} ms)"
+            return f"1.00 ({_milliseconds(row['ms_per_step'])[0]} ms)"
         if row.get("ratio_to_reference") is not None:
             return f"{row['ratio_to_lstm']:.2f} ({row['ratio_to_reference']:.2f})"
         return f"{row['ratio_to_lstm']:.2f}"

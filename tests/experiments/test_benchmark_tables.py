@@ -130,7 +130,7 @@ def test_memory_speed_record_with_first_steps_gives_their_table():
     }
     text = benchmark_tables.benchmark_markdown(record)
     ratios, firsts = text.split("first training step")
-    assert "| 50 | on | 1.00 (5 ms) | 1.40 |" in ratios
+    assert "| 50 | on | 1.00 (5.0 ms) | 1.40 |" in ratios
     # Records since `output_units` was recorded: one output layer per model.
     assert "batch 64, memory models' own y_t of 11 as output, median" in ratios
     assert firsts.splitlines()[-1] == "| 50 | on | 3.5 | 239.6 |"
@@ -172,6 +172,29 @@ def test_memory_speed_record_with_copies_gives_their_spread():
     assert copies.splitlines()[-1] == (
         "| 50 | off | 20-21 ms | 4.00-4.50 | 1.00-1.30 (0.24-0.31) |"
     )
+
+
+def test_steps_under_ten_milliseconds_keep_a_decimal():
+    """A GPU's steps of a few milliseconds: 4.0 and 5.2 ms, not 4 and 5
+    (and a copies span of 5.1-5.2 ms, not 5-5); 20 ms stays whole."""
+    rows = [
+        {"T": 50, "xla": True, "model": "LSTM", "instance_ms": [5.16, 5.19, 5.14]},
+        {
+            "T": 50,
+            "xla": True,
+            "model": "DNC+UW",
+            "instance_ms": [6.0, 6.3, 6.6],
+            "instance_ratios_to_lstm": [1.16, 1.21, 1.28],
+        },
+    ]
+    for row in rows:
+        row["ms_per_step"] = sorted(row["instance_ms"])[1]
+        row["ratio_to_lstm"] = row["ms_per_step"] / 5.16
+        row["reference"] = row["ratio_to_reference"] = None
+    record = _tensorflow_memory_speed_record(rows, instances=3)
+    ratios, copies = benchmark_tables.benchmark_markdown(record).split("copies")
+    assert "| 50 | on | 1.00 (5.2 ms) | 1.22 |" in ratios
+    assert copies.splitlines()[-1] == "| 50 | on | 5.1-5.2 ms | 1.16-1.28 |"
 
 
 def _cost_row(model, flops, nbytes, transcendentals, temp=None):
