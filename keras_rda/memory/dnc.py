@@ -55,9 +55,11 @@ class DNC(MemoryRNN):
             compiling step was 1.4-12x shorter (DNC+CUW at T = 100 under
             XLA: 10 s instead of 87 on TensorFlow, 5 instead of 63 on JAX)
             and later steps mostly 1-21% longer; on an H200 (JAX, DNC+UW,
-            T = 50) 5 s instead of 223, with no step cost measured. Use it
-            on a GPU, for short runs with many writes, or wherever
-            compilation is slow (docs/memory.md, "Compilation").
+            T = 50) 6 s instead of 205, with steps about 2.8 ms longer
+            (1.87x the LSTM controller against 1.27x). Use it on a GPU for
+            runs shorter than about 70,000 steps, for short runs with many
+            writes, or wherever compilation is slow (docs/memory.md,
+            "Compilation" and "On a GPU").
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
