@@ -360,6 +360,33 @@ def test_interval_loop_trains_under_xla_and_round_trips(kind, rng):
     assert type(layer).from_config(config).loop_intervals is True
 
 
+@pytest.mark.parametrize("kind", list(LAYERS))
+def test_weights_saved_with_one_loop_setting_load_into_the_other(kind, rng, tmp_path):
+    # `loop_intervals` changes how the steps run, not the weights: a model
+    # trained with the interval loop (fast to compile on a GPU) can be
+    # loaded for the per-interval program, and the outputs agree.
+    def model(loop_intervals):
+        layer = _layer(
+            kind,
+            SCHEDULES["uniform"],
+            return_state=False,
+            loop_intervals=loop_intervals,
+        )
+        return keras.Sequential([keras.Input((T, 3)), layer])
+
+    looped, default = model(True), model(False)
+    path = str(tmp_path / "looped.weights.h5")
+    looped.save_weights(path)
+    default.load_weights(path)
+    x = rng.normal(size=(2, T, 3)).astype("float32")
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(default(x)),
+        keras.ops.convert_to_numpy(looped(x)),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+
+
 def test_loop_intervals_must_be_a_bool():
     with pytest.raises(ValueError, match="loop_intervals.*'yes'"):
         _layer("dnc", SCHEDULES["uniform"], loop_intervals="yes")
