@@ -136,33 +136,45 @@ def test_memory_speed_record_with_first_steps_gives_their_table():
     assert firsts.splitlines()[-1] == "| 50 | on | 3.5 | 239.6 |"
 
 
+def _copies_row(model, instance_ms, lstm_ms, xla=False, **fields):
+    """A `memory_speed.py --instances 3` row at T = 50: the median copy's
+    time and its ratio to `lstm_ms`; `fields` add the copies' ratios and
+    the reference (none by default)."""
+    row = {
+        "T": 50,
+        "xla": xla,
+        "model": model,
+        "instance_ms": instance_ms,
+        "reference": None,
+        "ratio_to_reference": None,
+        **fields,
+    }
+    row["ms_per_step"] = sorted(instance_ms)[1]
+    row["ratio_to_lstm"] = row["ms_per_step"] / lstm_ms
+    return row
+
+
 def test_memory_speed_record_with_copies_gives_their_spread():
     """`memory_speed.py --instances`: a table of each copy's lowest and
     highest ratio to the same copy of the LSTM and of the reference."""
     rows = [
-        {"T": 50, "xla": False, "model": "LSTM", "instance_ms": [21.0, 19.6, 20.0]},
-        {
-            "T": 50,
-            "xla": False,
-            "model": "DNC cell",
-            "instance_ms": [80.0, 90.0, 84.0],
-            "instance_ratios_to_lstm": [4.0, 4.5, 4.2],
-        },
-        {
-            "T": 50,
-            "xla": False,
-            "model": "DNC+UW",
-            "instance_ms": [20.0, 22.0, 26.0],
-            "instance_ratios_to_lstm": [1.0, 1.1, 1.3],
-            "instance_ratios_to_reference": [0.25, 0.2444, 0.3095],
-            "reference": "DNC cell",
-        },
+        _copies_row("LSTM", [21.0, 19.6, 20.0], 20.0),
+        _copies_row(
+            "DNC cell",
+            [80.0, 90.0, 84.0],
+            20.0,
+            instance_ratios_to_lstm=[4.0, 4.5, 4.2],
+        ),
+        _copies_row(
+            "DNC+UW",
+            [20.0, 22.0, 26.0],
+            20.0,
+            instance_ratios_to_lstm=[1.0, 1.1, 1.3],
+            instance_ratios_to_reference=[0.25, 0.2444, 0.3095],
+            reference="DNC cell",
+            ratio_to_reference=22.0 / 84.0,
+        ),
     ]
-    for row in rows:
-        row["ms_per_step"] = sorted(row["instance_ms"])[1]
-        row["ratio_to_lstm"] = row["ms_per_step"] / 20.0
-        row.setdefault("reference", None)
-        row["ratio_to_reference"] = 22.0 / 84.0 if row["reference"] else None
     record = _tensorflow_memory_speed_record(
         rows, machine={"usable_cores": 2}, instances=3
     )
@@ -176,21 +188,17 @@ def test_memory_speed_record_with_copies_gives_their_spread():
 
 def test_steps_under_ten_milliseconds_keep_a_decimal():
     """A GPU's steps of a few milliseconds: 4.0 and 5.2 ms, not 4 and 5
-    (and a copies span of 5.1-5.2 ms, not 5-5); 20 ms stays whole."""
+    (and a copies span of 5.1-5.2 ms, not 5-5); 20 ms stays whole (above)."""
     rows = [
-        {"T": 50, "xla": True, "model": "LSTM", "instance_ms": [5.16, 5.19, 5.14]},
-        {
-            "T": 50,
-            "xla": True,
-            "model": "DNC+UW",
-            "instance_ms": [6.0, 6.3, 6.6],
-            "instance_ratios_to_lstm": [1.16, 1.21, 1.28],
-        },
+        _copies_row("LSTM", [5.16, 5.19, 5.14], 5.16, xla=True),
+        _copies_row(
+            "DNC+UW",
+            [6.0, 6.3, 6.6],
+            5.16,
+            xla=True,
+            instance_ratios_to_lstm=[1.16, 1.21, 1.28],
+        ),
     ]
-    for row in rows:
-        row["ms_per_step"] = sorted(row["instance_ms"])[1]
-        row["ratio_to_lstm"] = row["ms_per_step"] / 5.16
-        row["reference"] = row["ratio_to_reference"] = None
     record = _tensorflow_memory_speed_record(rows, instances=3)
     ratios, copies = benchmark_tables.benchmark_markdown(record).split("copies")
     assert "| 50 | on | 1.00 (5.2 ms) | 1.22 |" in ratios
