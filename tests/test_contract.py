@@ -338,6 +338,42 @@ def test_weight_counts(name, rng):
     assert not layer.non_trainable_weights
 
 
+def _initial_pieces(layer):
+    """`(weight index, piece)` for each trainable weight and, where its last
+    axis holds several `UNITS`-wide gate blocks, for each block."""
+    for index, weight in enumerate(layer.trainable_weights):
+        value = np.asarray(weight, np.float64)
+        yield index, value
+        if value.shape and value.shape[-1] > UNITS and value.shape[-1] % UNITS == 0:
+            for block in np.split(value, value.shape[-1] // UNITS, axis=-1):
+                yield index, block
+
+
+@pytest.mark.parametrize("name", _params("independent_weights"))
+def test_weights_start_independent(name, rng):
+    """No two weights, and no two gate blocks of one weight, start equal or
+    proportional (a Keras random initializer returns the same values on
+    every call, so one argument serving several weights must be copied).
+    Compared in flat order over the shorter one's length, where neither is
+    constant there (zero biases, unit gains and the like are left out)."""
+    layer = _sequence_layer(name)
+    layer(_inputs(rng))
+    pieces = list(_initial_pieces(layer))
+    for i, (weight_a, a) in enumerate(pieces):
+        for weight_b, b in pieces[i + 1 :]:
+            if weight_a == weight_b and a.shape != b.shape:
+                continue  # a weight and one of its own blocks
+            n = min(a.size, b.size)
+            a_head, b_head = a.reshape(-1)[:n], b.reshape(-1)[:n]
+            if n < 4 or a_head.std() == 0 or b_head.std() == 0:
+                continue
+            correlation = np.corrcoef(a_head, b_head)[0, 1]
+            assert abs(correlation) < 0.999, (
+                f"{layer.trainable_weights[weight_a].path} and "
+                f"{layer.trainable_weights[weight_b].path} start proportional"
+            )
+
+
 # -------------------------------------------------------------------- masking
 @pytest.mark.parametrize("name", _params("masking"))
 def test_masked_padding_is_ignored(name, rng):

@@ -18,6 +18,7 @@ from keras import ops
 from keras_rda.cells import attention_average
 from keras_rda.cells.cell_base import CellBase
 from keras_rda.utils import validation
+from keras_rda.utils.initializers import independent
 
 # The running sums are kept in these dtypes; any other compute dtype
 # (float16, bfloat16 under mixed precision) accumulates in float32.
@@ -30,14 +31,19 @@ def cast_like(values, like):
     return [ops.cast(value, other.dtype) for value, other in zip(values, like)]
 
 
-def per_block_initializer(initializer, rows, units, num_blocks):
+def per_block_initializer(initializer, rows, units, num_blocks, name):
     """Initialises each `[rows, units]` gate block of a concatenated kernel
     separately, so that a fan-based initialiser (Glorot) sees the shape of one
-    gate's matrix, as in the paper (section 6.1: Xavier per weight matrix)."""
+    gate's matrix, as in the paper (section 6.1: Xavier per weight matrix).
+    Each block is its own draw (`keras_rda.utils.initializers.independent`,
+    keyed `{name}/{block}`)."""
 
     def init(shape, dtype=None):
         del shape
-        blocks = [initializer((rows, units), dtype=dtype) for _ in range(num_blocks)]
+        blocks = [
+            independent(initializer, f"{name}/{block}")((rows, units), dtype=dtype)
+            for block in range(num_blocks)
+        ]
         return ops.concatenate(blocks, axis=1)
 
     return init

@@ -11,6 +11,7 @@ from keras_rda.cells.attention_cell_base import per_block_initializer
 from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
+from keras_rda.utils.initializers import independent
 
 # How the gate weight matrices are drawn (see `BaseRDACell`).
 KERNEL_INIT_SCHEMES = ("paper", "per_block")
@@ -112,8 +113,8 @@ class BaseRDACell(AttentionCellBase):
         """The papers' draw: `W_u` `[input_dim, units]`, and each gate's
         `W_g`, `W_a`(, `W_gamma`) as one `[input_dim + units, units]` matrix
         over `[x_t, h_{t-1}]` (fan-in `input_dim + units`), all from
-        `kernel_initializer`, split by rows into `kernel` and
-        `recurrent_kernel`.
+        `kernel_initializer`, each matrix its own draw (`independent`),
+        split by rows into `kernel` and `recurrent_kernel`.
 
         Returns:
             `(kernel_init, recurrent_init)`: initializers returning those
@@ -125,10 +126,14 @@ class BaseRDACell(AttentionCellBase):
         def matrices(dtype):
             if dtype not in draw:
                 joint = [
-                    self.kernel_initializer((input_dim + units, units), dtype=dtype)
-                    for _ in range(self.num_blocks - 1)
+                    independent(self.kernel_initializer, f"gate_{block}")(
+                        (input_dim + units, units), dtype=dtype
+                    )
+                    for block in range(1, self.num_blocks)
                 ]
-                features = self.kernel_initializer((input_dim, units), dtype=dtype)
+                features = independent(self.kernel_initializer, "features")(
+                    (input_dim, units), dtype=dtype
+                )
                 kernel = ops.concatenate(
                     [features] + [w[:input_dim] for w in joint], axis=1
                 )
@@ -151,10 +156,10 @@ class BaseRDACell(AttentionCellBase):
             kernel_init, recurrent_init = self._paper_kernels(input_dim)
         else:
             kernel_init = per_block_initializer(
-                self.kernel_initializer, input_dim, self.units, k
+                self.kernel_initializer, input_dim, self.units, k, "kernel"
             )
             recurrent_init = per_block_initializer(
-                self.recurrent_initializer, self.units, self.units, k - 1
+                self.recurrent_initializer, self.units, self.units, k - 1, "recurrent"
             )
         self.kernel = self.add_cell_weight(
             "kernel", (input_dim, k * self.units), kernel_init, "kernel"

@@ -16,6 +16,7 @@ import keras
 from keras import ops
 
 from keras_rda.utils import validation
+from keras_rda.utils.initializers import independent
 from keras_rda.utils.keras_compat import DropoutRNNCell
 
 # The weight groups of `keras.layers.LSTMCell`'s regularizer and constraint
@@ -112,12 +113,13 @@ class CellBase(keras.layers.Layer, DropoutRNNCell):
 
     def add_cell_weight(self, name, shape, initializer, group):
         """A weight of `group` (one of `weight_groups`), with that group's
-        regularizer and constraint."""
+        regularizer and constraint, drawn on its own (`independent`: one
+        initializer argument may serve several weights)."""
         validation.one_of("group", group, self.weight_groups)
         return self.add_weight(
             shape=shape,
             name=name,
-            initializer=initializer,
+            initializer=independent(initializer, name),
             regularizer=getattr(self, f"{group}_regularizer"),
             constraint=getattr(self, f"{group}_constraint"),
         )

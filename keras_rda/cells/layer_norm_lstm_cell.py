@@ -102,14 +102,12 @@ class LayerNormLSTMCell(CellBase):
 
         def bias_init(shape, dtype=None):
             forget = 1.0 if self.unit_forget_bias else 0.0
-            # Small random i, g, o biases: see the class docstring.
-            others = keras.initializers.RandomNormal(stddev=0.1)
+            # Small random i, g, o biases: see the class docstring. One
+            # draw for all three (two calls of one initializer would return
+            # the same values twice).
+            others = keras.initializers.RandomNormal(stddev=0.1)((3 * n,), dtype)
             return ops.concatenate(
-                [
-                    others((n,), dtype),
-                    ops.full((n,), forget, dtype),
-                    others((2 * n,), dtype),
-                ]
+                [others[:n], ops.full((n,), forget, dtype), others[n:]]
             )
 
         self.bias = self.add_cell_weight("bias", (4 * n,), bias_init, "bias")

@@ -139,7 +139,11 @@ class ParallelRDACell(AttentionCellBase):
             "kernel",
             (input_dim, self.num_blocks * self.units),
             per_block_initializer(
-                self.kernel_initializer, input_dim, self.units, self.num_blocks
+                self.kernel_initializer,
+                input_dim,
+                self.units,
+                self.num_blocks,
+                "kernel",
             ),
             "kernel",
         )

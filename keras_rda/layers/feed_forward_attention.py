@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from keras_rda.utils.initializers import independent
+
 
 def paper_initializer(seed=None):
     """The paper's weight initialisation (section 2.1).
@@ -183,7 +185,7 @@ class FeedForwardAttention(keras.layers.Layer):
         self.kernel = self.add_weight(
             name="kernel",
             shape=(features, hidden),
-            initializer=self.kernel_initializer,
+            initializer=independent(self.kernel_initializer, "kernel"),
             regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint,
         )
@@ -202,7 +204,7 @@ class FeedForwardAttention(keras.layers.Layer):
             self.score_vector = self.add_weight(
                 name="score_vector",
                 shape=(self.units, 1),
-                initializer=self.kernel_initializer,
+                initializer=independent(self.kernel_initializer, "score_vector"),
                 regularizer=self.kernel_regularizer,
                 constraint=self.kernel_constraint,
             )

@@ -15,6 +15,7 @@ from keras import tree
 
 from keras_rda.memory.schedules import get_write_schedule
 from keras_rda.utils import validation
+from keras_rda.utils.initializers import independent
 from keras_rda.utils.keras_compat import DropoutRNNCell
 
 # The step counter is kept in two state entries (t = high * BASE + low) so
@@ -208,16 +209,16 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
             self.controller.build((None, input_dim + self._read_size))
         self.interface = keras.layers.Dense(
             self._interface_size(),
-            kernel_initializer=self.kernel_initializer,
-            bias_initializer=self.bias_initializer,
+            kernel_initializer=independent(self.kernel_initializer, "interface"),
+            bias_initializer=independent(self.bias_initializer, "interface_bias"),
             dtype=self.dtype_policy,
             name="interface",
         )
         self.interface.build((None, self._controller_output_size))
         self.output_projection = keras.layers.Dense(
             self.output_size,
-            kernel_initializer=self.kernel_initializer,
-            bias_initializer=self.bias_initializer,
+            kernel_initializer=independent(self.kernel_initializer, "output"),
+            bias_initializer=independent(self.bias_initializer, "output_bias"),
             dtype=self.dtype_policy,
             name="output_projection",
         )
@@ -233,7 +234,9 @@ class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
                 ("cache_score_kernel", (hidden, 1)),
             ):
                 kernel = self.add_weight(
-                    name=name, shape=shape, initializer=self.kernel_initializer
+                    name=name,
+                    shape=shape,
+                    initializer=independent(self.kernel_initializer, name),
                 )
                 setattr(self, name, kernel)
         self.built = True

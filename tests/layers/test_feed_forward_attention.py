@@ -87,6 +87,19 @@ def test_default_initialisation_is_the_papers():
     np.testing.assert_array_equal(bias, 0.0)
 
 
+def test_kernel_and_score_vector_are_drawn_apart():
+    """One `kernel_initializer` serves `W` and `v`: each is its own draw,
+    not the same Gaussian values at another scale."""
+    layer = FeedForwardAttention(units=400)
+    layer.build((None, None, 400))
+    kernel, _, score_vector = layer.get_weights()
+    first = kernel.reshape(-1)[:400]
+    correlation = np.corrcoef(first, score_vector.reshape(-1))[0, 1]
+    assert abs(correlation) < 0.2  # independent: about N(0, 0.05)
+    # v is [400, 1]: fan-in 400, std 0.05, as W's.
+    assert abs(score_vector.std() - 0.05) < 0.05 * 0.15
+
+
 def test_mask_properties(rng):
     h = rng.standard_normal((4, 8, 3)).astype(np.float32)
     mask = np.ones((4, 8), bool)
