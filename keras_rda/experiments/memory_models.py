@@ -118,6 +118,8 @@ def memory_model(
     encoding_steps=None,
     seed=0,
     clip_value=None,
+    kernel_initializer="glorot_uniform",
+    bias_initializer="zeros",
     loop_intervals=False,
     name=None,
 ):
@@ -139,6 +141,15 @@ def memory_model(
         seed: seed of the random writing policy.
         clip_value: clip of the interface vector and the output (the
             memory cell's `clip_value`; the UW authors' code uses 20).
+        kernel_initializer: initializer of the interface, output and
+            cache weights (the memory cell's); any `keras.initializers.get`
+            value. The UW authors' code draws the interface and output
+            weights from N(0, 0.1^2): on the command line
+            `--model-arg 'kernel_initializer={"class_name": "RandomNormal",
+            "config": {"stddev": 0.1}}'`.
+        bias_initializer: initializer of the interface and output biases
+            (the authors' code has none; zeros, the default, starts the
+            same).
         loop_intervals: the layer's `loop_intervals`: one loop over the
             equal write intervals, so one memory access in the compiled
             program (`--model-arg loop_intervals=true`; on a GPU it
@@ -187,6 +198,8 @@ def memory_model(
         write_schedule=write_schedule,
         output_units=task.output_dim,
         clip_value=clip_value,
+        kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer,
         loop_intervals=loop_intervals,
         return_sequences=task.per_step,
         name=memory,

@@ -129,6 +129,32 @@ def test_the_uw_authors_controller_and_clip():
     assert np.all(np.isfinite(keras.ops.convert_to_numpy(model(x))))
 
 
+def test_the_uw_authors_initializer_from_the_command_line():
+    """`--model-arg 'kernel_initializer={...RandomNormal, stddev 0.1}'`: the
+    authors' N(0, 0.1^2) interface and output weights, parsed as the command
+    line parses it; each weight its own draw."""
+    from keras_rda.cli.options import parse_kv
+
+    task = get_task("uw-copy", length=5)
+    argument = (
+        'kernel_initializer={"class_name": "RandomNormal", "config": {"stddev": 0.1}}'
+    )
+    kwargs = parse_kv([argument], "--model-arg")
+    model = get_model_spec("dnc").build(task, units=64, word_size=16, **kwargs)
+    cell = _cell(model)
+    interface = keras.ops.convert_to_numpy(cell.interface.kernel)
+    output = keras.ops.convert_to_numpy(cell.output_projection.kernel)
+    for kernel in (interface, output):
+        np.testing.assert_allclose(kernel.std(), 0.1, rtol=0.1)
+        assert abs(kernel.mean()) < 0.02
+    n = output.size
+    assert abs(np.corrcoef(interface.ravel()[:n], output.ravel())[0, 1]) < 0.2
+    # The default stays Glorot uniform: std sqrt(2 / (fan_in + fan_out)).
+    default = _cell(get_model_spec("dnc").build(task, units=64, word_size=16))
+    glorot = keras.ops.convert_to_numpy(default.interface.kernel)
+    np.testing.assert_allclose(glorot.std(), np.sqrt(2 / sum(glorot.shape)), rtol=0.1)
+
+
 def test_schedule_that_does_not_fit_is_rejected():
     # T = 3 with 4 slots: floor(3 / 5) = 0 steps between writes.
     task = get_task("uw-copy", length=3)
