@@ -62,15 +62,6 @@ def train(model, max_steps, target=None):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "since the initialisation fix ab8a105 (WeiNet's row and column "
-        "factors, kernels and biases drawn apart), WeiNet with seed 0 stays "
-        "at 0.22-0.25 for 20,000 steps; it passed before it "
-        "(docs/associative_memory.md, 'Length 30')"
-    ),
-)
 def test_weinet_solves_length_30_recall_where_lstm_stays_low():
     task = get_task("associative-recall", length=LENGTH)
     keras.utils.set_random_seed(0)
