@@ -171,8 +171,15 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _fresh_keras_session():
-    """Each test starts from a clean Keras state and a float32 policy."""
-    keras.backend.clear_session()
+    """Each test starts from a clean Keras state and a float32 policy.
+
+    Without a forced garbage collection: `clear_session()`'s `gc.collect()`
+    walks every object the process holds, and TensorFlow keeps each traced
+    function's objects, so a worker's heap grows through the suite and the
+    collection took seconds per test by its end. Python's own collector
+    still frees the cycles as they accumulate.
+    """
+    keras.backend.clear_session(free_memory=False)
     keras.config.set_dtype_policy("float32")
     keras.utils.set_random_seed(1234)
     yield

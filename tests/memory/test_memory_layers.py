@@ -23,6 +23,16 @@ SCHEDULES = {
     "random": RandomWriting(sequence_length=9, encoding_steps=9, seed=4),
 }
 LAYERS = {"dnc": keras_rda.DNC, "ntm": keras_rda.NTM}
+# The XLA tests compile every access of the schedule into the program, each
+# taking XLA on TensorFlow seconds to compile: a shorter sequence with two
+# writes in 6 governed steps, then 2 steps with an access each.
+T_XLA = 8
+XLA_SCHEDULES = {
+    "regular": RegularWriting(),
+    "uniform": UniformWriting(interval=3, encoding_steps=6),  # 3, 6
+    "cached_uniform": CachedUniformWriting(3, encoding_steps=6),
+    "random": RandomWriting(sequence_length=6, encoding_steps=6, seed=4),
+}
 
 
 def _layer(kind, schedule, controller=None, **kwargs):
@@ -146,11 +156,11 @@ def test_trains_on_a_stream_of_unknown_shape(kind, rng):
     # A `tf.data` stream whose batches have no static shape: the length
     # comes from the model's `keras.Input`, and the width of `x_t` is
     # unknown while tracing.
-    layer = _layer(kind, SCHEDULES["cached_uniform"], return_state=False)
-    model = keras.Sequential([keras.Input((T, 3)), layer])
+    layer = _layer(kind, XLA_SCHEDULES["cached_uniform"], return_state=False)
+    model = keras.Sequential([keras.Input((T_XLA, 3)), layer])
     model.compile("adam", "mse")
-    x = rng.normal(size=(4, T, 3)).astype("float32")
-    y = rng.normal(size=(4, T, 3)).astype("float32")
+    x = rng.normal(size=(4, T_XLA, 3)).astype("float32")
+    y = rng.normal(size=(4, T_XLA, 3)).astype("float32")
     spec = tf.TensorSpec((None, None, None), tf.float32)
     stream = tf.data.Dataset.from_generator(
         lambda: iter([(x, y)]), output_signature=(spec, spec)
@@ -263,15 +273,15 @@ def test_keras_file_and_savedmodel_round_trips(kind, schedule, tmp_path, rng):
     np.testing.assert_allclose(np_(reloaded.serve(x)), expected, atol=1e-6)
 
 
-@pytest.mark.parametrize("schedule", list(SCHEDULES))
+@pytest.mark.parametrize("schedule", list(XLA_SCHEDULES))
 @pytest.mark.parametrize("kind", list(LAYERS))
 def test_trains_under_xla_with_every_schedule(kind, schedule, rng):
-    layer = _layer(kind, SCHEDULES[schedule], return_state=False)
-    model = keras.Sequential([keras.Input((T, 3)), layer])
+    layer = _layer(kind, XLA_SCHEDULES[schedule], return_state=False)
+    model = keras.Sequential([keras.Input((T_XLA, 3)), layer])
     model.compile(keras.optimizers.Adam(1e-2), "mse", jit_compile=True)
     assert model.jit_compile  # not turned off for an unsupported layer
-    x = rng.normal(size=(4, T, 3)).astype("float32")
-    y = rng.normal(size=(4, T, 3)).astype("float32")
+    x = rng.normal(size=(4, T_XLA, 3)).astype("float32")
+    y = rng.normal(size=(4, T_XLA, 3)).astype("float32")
     before = [np_(w) for w in model.trainable_weights]
     history = model.fit(x, y, batch_size=4, epochs=2, verbose=0)
     assert np.all(np.isfinite(history.history["loss"]))
