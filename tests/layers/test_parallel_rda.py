@@ -241,11 +241,11 @@ def test_mixed_precision_keeps_sums_in_float32(rng):
 
 @pytest.mark.parametrize("jit_compile", [False, True])
 def test_unknown_batch_and_length_train_and_predict(jit_compile, rng):
-    # Chunks of 4: length 10 is three chunks, the last padded; length 3 is
-    # one chunk, shortened to the sequence (as 9 steps with the default 64).
-    # With the default's 64 unrolled local steps, XLA on TensorFlow takes
-    # over a minute to compile each program (the values at chunk 64 are
-    # checked against the reference above).
+    # Chunks of 4: length 10 is three chunks, the last padded; length 3 fits
+    # in one chunk, shortened to the sequence. With the default chunk of 64
+    # (64 unrolled local steps) XLA on TensorFlow takes over a minute to
+    # compile each program; the values at chunk 64 are checked against the
+    # reference in test_ten_thousand_steps_match_reference_and_cell.
     model = keras.Sequential(
         [
             keras.Input((None, 2)),
