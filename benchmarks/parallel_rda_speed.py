@@ -46,12 +46,17 @@ def model_builders(chunk_sizes, associative):
     return builders
 
 
-def time_steps(models, x, y, warmup, repeats, clock, failures):
-    """Median seconds per `train_on_batch`, models interleaved. A model whose
-    first step fails is left out, its error kept in `failures`."""
+def time_steps(models, x, y, warmup, repeats, clock, failures, first_steps):
+    """Median seconds per `train_on_batch`, models interleaved. Each model's
+    first step (tracing and, under XLA, compilation) goes to `first_steps`
+    in wall seconds; a model whose first step fails is left out, its error
+    kept in `failures`."""
     for name, model in list(models.items()):
         try:
-            for _ in range(warmup):
+            start = time.perf_counter()
+            model.train_on_batch(x, y)
+            first_steps[name] = time.perf_counter() - start
+            for _ in range(warmup - 1):
                 model.train_on_batch(x, y)
         except Exception as error:  # noqa: BLE001 (reported in the record)
             failures[name] = f"{type(error).__name__}: {str(error)[:200]}"
@@ -91,8 +96,10 @@ def run_backend(args):
                 model.compile(keras.optimizers.Adam(1e-3), "mse", jit_compile=jit)
                 models[name] = model
             repeats = args.repeats if length < 10000 else args.long_repeats
-            failures = {}
-            medians = time_steps(models, x, y, args.warmup, repeats, clock, failures)
+            failures, first_steps = {}, {}
+            medians = time_steps(
+                models, x, y, args.warmup, repeats, clock, failures, first_steps
+            )
             for name, error in failures.items():
                 rows.append(
                     {
@@ -111,6 +118,7 @@ def run_backend(args):
                     "model": name,
                     "ms_per_step": seconds * 1e3,
                     "repeats": repeats,
+                    "first_step_s": first_steps[name],
                 }
                 for reference in REFERENCES:
                     if reference in medians:
@@ -127,20 +135,24 @@ def print_table(rows, args):
         "time of interleaved steps; speed-up = reference time / model time "
         "(higher is faster)\n"
     )
-    print("| backend | T | XLA | model | ms / step | vs LSTM | vs RNN(RDACell) |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| backend | T | XLA | model | ms / step | vs LSTM | vs RNN(RDACell) "
+        "| first step, s |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
             print(
                 f"| {r['backend']} | {r['length']} | {'on' if r['xla'] else 'off'} | "
-                f"{r['model']} | fails: {r['error'][:60]} | | |"
+                f"{r['model']} | fails: {r['error'][:60]} | | | |"
             )
             continue
         lstm = r.get("speedup_vs_LSTM", float("nan"))
         rda = r.get("speedup_vs_RNN(RDACell)", float("nan"))
         print(
             f"| {r['backend']} | {r['length']} | {'on' if r['xla'] else 'off'} | "
-            f"{r['model']} | {r['ms_per_step']:.1f} | {lstm:.2f}x | {rda:.2f}x |"
+            f"{r['model']} | {r['ms_per_step']:.1f} | {lstm:.2f}x | {rda:.2f}x | "
+            f"{r['first_step_s']:.1f} |"
         )
 
 
@@ -164,7 +176,13 @@ def main(argv=None):
     parser.add_argument(
         "--long-repeats", type=int, default=3, help="repeats at T >= 10,000"
     )
-    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=1,
+        help="untimed steps before the timed ones (at least 1: the first, "
+        "which traces and compiles, is recorded as `first_step_s`)",
+    )
     parser.add_argument("--jit", choices=["both", "on", "off"], default="both")
     parser.add_argument(
         "--clock",
@@ -177,6 +195,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="tiny smoke run")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.warmup < 1:
+        parser.error(f"--warmup must be at least 1, got {args.warmup}")
     if args.quick:
         args.units, args.batch_size, args.lengths = 8, 4, [20]
         args.repeats, args.long_repeats, args.warmup = 2, 2, 1

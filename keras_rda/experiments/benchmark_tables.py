@@ -267,7 +267,8 @@ def profile_record_markdown(data, top=4):
 def parallel_speed_record_markdown(data):
     """`parallel_rda_speed.py`: a row per (backend, T, XLA), a column per
     layer, each cell its time per training step and, in brackets, the
-    speed-up over `keras.layers.LSTM` of the same row (higher is faster)."""
+    speed-up over `keras.layers.LSTM` of the same row (higher is faster);
+    then, where the record has them, each layer's first training step."""
     environment = next(iter(data["environments"].values()))
     settings = data["settings"]
     versions = environment["versions"]
@@ -287,26 +288,45 @@ def parallel_speed_record_markdown(data):
     for row in data["rows"]:
         key = (row["backend"], row["length"], row["xla"])
         groups.setdefault(key, {})[row["model"]] = row
-    lines = [
-        header,
-        "",
+    head = [
         "| backend | T | XLA | " + " | ".join(_code(m) for m in models) + " |",
         "|---|---|---|" + "---:|" * len(models),
     ]
-    for (backend, length, xla), rows in groups.items():
-        cells = []
-        for model in models:
-            row = rows.get(model)
-            cells.append(
-                ""
-                if row is None
+
+    def table(cell):
+        lines = list(head)
+        for (backend, length, xla), rows in groups.items():
+            cells = ["" if model not in rows else cell(rows[model]) for model in models]
+            lines.append(
+                f"| {backend} | {length:,} | {'on' if xla else 'off'} | "
+                + " | ".join(cells)
+                + " |"
+            )
+        return lines
+
+    lines = [
+        header,
+        "",
+        *table(
+            lambda row: (
+                "fails"
+                if "error" in row
                 else f"{row['ms_per_step']:.1f} ms ({row['speedup_vs_LSTM']:.2f}x)"
             )
-        lines.append(
-            f"| {backend} | {length:,} | {'on' if xla else 'off'} | "
-            + " | ".join(cells)
-            + " |"
-        )
+        ),
+    ]
+    if any("first_step_s" in row for row in data["rows"]):  # since 2026-11-27
+        lines += [
+            "",
+            "Each layer's first training step, in wall seconds (tracing and, "
+            "under XLA, compilation):",
+            "",
+            *table(
+                lambda row: (
+                    f"{row['first_step_s']:.1f}" if "first_step_s" in row else ""
+                )
+            ),
+        ]
     return "\n".join(lines)
 
 

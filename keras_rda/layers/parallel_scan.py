@@ -40,7 +40,7 @@ def discounted_average_scan(
     positive,
     initial_state,
     method="chunked",
-    chunk_size=16,
+    chunk_size=64,
 ):
     """Runs the scaled discounted average over a sequence.
 

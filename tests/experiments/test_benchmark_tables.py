@@ -332,6 +332,57 @@ def test_parallel_speed_record_gives_times_and_speedups_per_row():
         in text
     )
     assert "| jax | 10,000 | on | 400.0 ms (1.00x) |  |  |" in text
+    assert "first training step" not in text
+
+
+def test_parallel_speed_record_gives_first_steps_and_failures():
+    """Since 2026-11-27 the rows carry each layer's first step (wall
+    seconds, compilation included): a second table; a layer whose first
+    step failed is marked, not dropped."""
+    rows = [
+        {
+            "backend": "tensorflow",
+            "length": 100,
+            "xla": True,
+            "model": model,
+            "ms_per_step": ms,
+            "speedup_vs_LSTM": 20.0 / ms,
+            "first_step_s": first,
+        }
+        for model, ms, first in (("LSTM", 20.0, 1.31), ("ParallelRDA", 40.0, 61.0))
+    ]
+    rows.append(
+        {
+            "backend": "tensorflow",
+            "length": 100,
+            "xla": True,
+            "model": "ParallelRDA(associative)",
+            "error": "InvalidArgumentError: ...",
+        }
+    )
+    record = {
+        "benchmark": "parallel_rda_speed",
+        "environments": {
+            "tensorflow": {
+                "versions": {"tensorflow": "2.0", "keras": "3.0"},
+                "machine": {"cpu_count": 2, "accelerators": []},
+            }
+        },
+        "settings": {
+            "units": 8,
+            "batch_size": 4,
+            "input_dim": 2,
+            "repeats": 7,
+            "long_repeats": 3,
+        },
+        "rows": rows,
+    }
+    text = benchmark_tables.benchmark_markdown(record)
+    times, firsts = text.split("first training step")
+    assert "| tensorflow | 100 | on | 20.0 ms (1.00x) | 40.0 ms (0.50x) | fails |" in (
+        times
+    )
+    assert "| tensorflow | 100 | on | 1.3 | 61.0 |  |" in firsts
 
 
 def _records_with_a_renderer():
