@@ -53,7 +53,10 @@ class ParallelRDA(CellRNN):
             `keras.layers.RNN`.
         scan_method: `"chunked"` (default; fastest on CPU) or
             `"associative"` (`keras.ops.associative_scan`).
-        chunk_size: steps per chunk of the chunked scan (default 64).
+        chunk_size: steps per chunk of the chunked scan (default 8: the
+            fastest of 4-64 on a CPU in most settings measured; on
+            TensorFlow under XLA at T = 10,000, 16 is faster. See
+            docs/parallel_rda.md, "Speed").
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -113,7 +116,7 @@ class ParallelRDA(CellRNN):
         stateful=False,
         zero_output_for_mask=False,
         scan_method="chunked",
-        chunk_size=64,
+        chunk_size=8,
         **kwargs,
     ):
         kwargs.pop("unroll", None)  # nothing to unroll

@@ -40,7 +40,7 @@ def discounted_average_scan(
     positive,
     initial_state,
     method="chunked",
-    chunk_size=64,
+    chunk_size=8,
 ):
     """Runs the scaled discounted average over a sequence.
 

@@ -242,10 +242,11 @@ def test_mixed_precision_keeps_sums_in_float32(rng):
 @pytest.mark.parametrize("jit_compile", [False, True])
 def test_unknown_batch_and_length_train_and_predict(jit_compile, rng):
     # Chunks of 4: length 10 is three chunks, the last padded; length 3 fits
-    # in one chunk, shortened to the sequence. With the default chunk of 64
-    # (64 unrolled local steps) XLA on TensorFlow takes over a minute to
-    # compile each program; the values at chunk 64 are checked against the
-    # reference in test_ten_thousand_steps_match_reference_and_cell.
+    # in one chunk, shortened to the sequence. (With chunks of 64, the
+    # default until 2026-11-27, XLA on TensorFlow took over a minute to
+    # compile each program: 64 unrolled local steps. Chunk 64 is still
+    # checked against the reference in
+    # test_ten_thousand_steps_match_reference_and_cell.)
     model = keras.Sequential(
         [
             keras.Input((None, 2)),
