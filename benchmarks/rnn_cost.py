@@ -16,7 +16,7 @@ loop, like the weight gradient `H^T dG`, is spread over the steps).
 
 `ParallelRDA` has no loop over time (its chunks are unrolled): all of its
 cost grows with T, so its two lengths must be multiples of its chunk size
-(64), e.g. `--lengths 640 1280`.
+(8 by default; 64 before 2026-11-27), e.g. `--lengths 640 1280`.
 
 The counts are the compiler's estimate for the CPU backend; they do not
 time anything, so they do not depend on the machine's load.
