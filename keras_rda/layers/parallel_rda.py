@@ -25,7 +25,8 @@ class ParallelRDA(CellRNN):
     scan of the associative combination of segment summaries (see
     `keras_rda.layers.parallel_scan`), in the scaled, overflow-free form of
     `keras_rda.cells.attention_average`. No loop of `T` steps: the
-    sequential depth is `chunk_size + T / chunk_size` (`"chunked"`) or
+    sequential depth is `chunk_size + 8 log_8(T / chunk_size)` with a known
+    length, `chunk_size + T / chunk_size` without (`"chunked"`), or
     `O(log T)` (`"associative"`). Outputs and final states equal
     `keras.layers.RNN(ParallelRDACell(...))` with the same weights, to float
     rounding.

@@ -11,12 +11,15 @@ log-weights, scaled sums). Two ways to evaluate every prefix:
 
 - `"chunked"` (default): split time into chunks of `chunk_size` steps; run
   the step update inside all chunks at once (`chunk_size` sequential steps,
-  each over `[batch, num_chunks, units]`); scan the chunk summaries
-  sequentially (`num_chunks` steps over `[batch, units]`); combine each
-  chunk's carry with its steps' local summaries. Sequential depth
-  `chunk_size + T / chunk_size` instead of `T`, `O(T)` work, and every
-  operation is the scaled update or the combination, so it is as stable as
-  the cell. Works with unknown batch size and length.
+  each over `[batch, num_chunks, units]`); scan the chunk summaries (with a
+  known length and more than `CARRY_BLOCK` chunks, in blocks of
+  `CARRY_BLOCK` the same way, recursively; otherwise sequentially,
+  `num_chunks` steps over `[batch, units]`); combine each chunk's carry
+  with its steps' local summaries. Sequential depth
+  `chunk_size + CARRY_BLOCK * log_CARRY_BLOCK(T / chunk_size)` with a known
+  length, `chunk_size + T / chunk_size` without, instead of `T`; `O(T)`
+  work, and every operation is the scaled update or the combination, so it
+  is as stable as the cell. Works with unknown batch size and length.
 - `"associative"`: `keras.ops.associative_scan` over time (`O(log T)`
   depth, `O(T)` work, but several passes over the whole sequence); for
   accelerators where depth matters more than memory traffic.
@@ -31,6 +34,11 @@ from keras_rda.cells import attention_average
 from keras_rda.utils import keras_compat
 
 METHODS = ("chunked", "associative")
+
+#: Chunks per block when the chunk carries are scanned in blocks
+#: (`_blocked_carries`). As with the chunks themselves, short unrolled blocks
+#: ran fastest on a CPU (docs/parallel_rda.md, "Speed").
+CARRY_BLOCK = 8
 
 
 def discounted_average_scan(
@@ -167,10 +175,10 @@ def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_siz
     n_local, d_local, m_local = (ops.stack(values, axis=2) for values in local)
     g_local = ops.cumsum(lg, axis=2)  # G of steps chunk_start..t
 
-    # 2. The state at the start of each chunk: a sequential scan over chunk
-    #    summaries, [batch, units] per step.
+    # 2. The state at the start of each chunk, from the chunk summaries.
+    num_chunks = None if static_length is None else -(-static_length // chunk_size)
     carries = _chunk_carries(
-        initial_state, n, d, m, g_local[:, :, -1], static_length, chunk_size
+        initial_state, n, d, m, g_local[:, :, -1], num_chunks, CARRY_BLOCK
     )
 
     # 3. Every step's state: its chunk's carry, then its local summary.
@@ -188,15 +196,24 @@ def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_siz
     return to_time(n), to_time(d), to_time(m)
 
 
-def _chunk_carries(initial_state, n, d, m, g, static_length, chunk_size):
+def _chunk_carries(initial_state, n, d, m, g, num_chunks, block):
     """The state before each chunk, `[batch, num_chunks, units]` each.
+
+    With a known number of chunks above `block`, the chunks' summaries are
+    themselves scanned in blocks (`_blocked_carries`), so the sequential
+    depth stays `block` per level; otherwise (at most `block` chunks, or an
+    unknown length) by a sequential loop over the chunks.
 
     Args:
         initial_state: `(n^_0, d^_0, m_0)`, each `[batch, units]`.
         n, d, m, g: each chunk's summary, `[batch, num_chunks, units]`.
+        num_chunks: a Python int, or None when the length is unknown.
+        block: chunks per block of the blocked scan (`CARRY_BLOCK`).
     """
-    if static_length is not None and static_length <= chunk_size:
+    if num_chunks == 1:
         return [ops.expand_dims(s, 1) for s in initial_state]
+    if num_chunks is not None and 1 < block < num_chunks:
+        return _blocked_carries(initial_state, n, d, m, g, num_chunks, block)
 
     def step(summary, state):
         """Emits the state before a chunk, then moves it past the chunk."""
@@ -214,3 +231,47 @@ def _chunk_carries(initial_state, n, d, m, g, static_length, chunk_size):
         return_all_outputs=True,
     )
     return ops.split(carries, 3, axis=-1)
+
+
+def _blocked_carries(initial_state, n, d, m, g, num_chunks, block):
+    """`_chunk_carries` of many chunks: the chunked scan applied to summaries.
+
+    The chunks' summaries are cut into blocks of `block`; inside every block
+    the summaries before each chunk are combined from an empty one, all
+    blocks at once (`block` unrolled `combine_summaries`, whose total
+    log-discounts add); the state before each block comes from
+    `_chunk_carries` of the blocks' totals (blocked again while there are
+    more than `block`); each chunk's state is its block's state combined
+    with its prefix in the block. Padding is empty summaries (`d^ = 0`, the
+    identity of `combine_summaries`).
+
+    Returns:
+        `(n^, d^, m)` before each chunk, `[batch, num_chunks, units]` each.
+    """
+    pad = -num_chunks % block
+
+    def to_blocks(x):
+        if pad:
+            x = ops.pad(x, [(0, 0), (0, pad), (0, 0)])
+        return ops.reshape(x, (ops.shape(x)[0], -1, block, x.shape[-1]))
+
+    n, d, m, g = (to_blocks(x) for x in (n, d, m, g))
+    prefix = [ops.zeros_like(n[:, :, 0])] * 4  # (n^, d^, m, G): empty
+    prefixes = []
+    for i in range(block):
+        prefixes.append(prefix)
+        combined = attention_average.combine_summaries(
+            *prefix[:3], n[:, :, i], d[:, :, i], m[:, :, i], g[:, :, i]
+        )
+        prefix = [*combined, prefix[3] + g[:, :, i]]
+    before = _chunk_carries(initial_state, *prefix, -(-num_chunks // block), block)
+    n_in, d_in, m_in, g_in = (
+        ops.stack([p[k] for p in prefixes], axis=2) for k in range(4)
+    )
+    carries = attention_average.combine_summaries(
+        *(ops.expand_dims(c, 2) for c in before), n_in, d_in, m_in, g_in
+    )
+    return [
+        ops.reshape(c, (ops.shape(c)[0], -1, c.shape[-1]))[:, :num_chunks]
+        for c in carries
+    ]

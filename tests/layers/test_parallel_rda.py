@@ -73,7 +73,11 @@ def assert_matches_rnn(ours, theirs, mask, tol=2e-5, go_backwards=False, zeros=F
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize(
-    "length,chunk_size", [(1, 8), (7, 8), (8, 8), (29, 8), (50, 64)]
+    "length,chunk_size",
+    # 70 / 4: 18 chunks, whose carries are scanned in 3 blocks of
+    # parallel_scan.CARRY_BLOCK = 8 (the last padded); 300 / 4: 75 chunks,
+    # 10 blocks, blocks of blocks.
+    [(1, 8), (7, 8), (8, 8), (29, 8), (50, 64), (70, 4), (300, 4)],
 )
 @pytest.mark.parametrize("attention", ["sigmoid", "exp", "softplus", "relu"])
 def test_layer_equals_rnn_of_cell_with_masks(
@@ -105,7 +109,8 @@ def test_gradients_equal_rnn_of_cell(method, rng):
     x = rng.normal(size=(2, 21, 2)).astype(np.float32)
     mask = rng.random((2, 21)) > 0.2
     mask[1, -3:] = False  # trailing padding: the final state is held
-    layer, rnn = layer_pair(params, 2, 4, method, attention_activation="exp")
+    # Chunks of 2: 11 chunks, their carries scanned in two blocks of 8.
+    layer, rnn = layer_pair(params, 2, 2, method, attention_activation="exp")
     # A masked step repeats the last real output (zeros before the first):
     # the sum of squares over every step of the layer's output is, on the
     # RNN's, a sum over the real steps weighted by 1 + the masked steps
