@@ -286,6 +286,23 @@ def test_profile_record_gives_the_loop_share_and_the_top_kernels():
     )
 
 
+def _parallel_speed_record(backend, environment, rows):
+    """A `parallel_rda_speed.py --json` record of `rows` on one backend."""
+    return {
+        "benchmark": "parallel_rda_speed",
+        "environments": {backend: environment},
+        "settings": {
+            "units": 8,
+            "batch_size": 4,
+            "input_dim": 2,
+            "repeats": 7,
+            "long_repeats": 3,
+            "clock": "wall",
+        },
+        "rows": rows,
+    }
+
+
 def test_parallel_speed_record_gives_times_and_speedups_per_row():
     """A `parallel_rda_speed.py --json` record: a row per (backend, T, XLA),
     each layer's time with its speed-up over the LSTM of that row."""
@@ -311,20 +328,9 @@ def test_parallel_speed_record_gives_times_and_speedups_per_row():
         "versions": {"jax": "0.1", "keras": "3.0"},
         "machine": {"accelerators": ["cuda:0 (GPU)"]},
     }
-    record = {
-        "benchmark": "parallel_rda_speed",
-        "environments": {"jax": environment},
-        "settings": {
-            "units": 8,
-            "batch_size": 4,
-            "input_dim": 2,
-            "repeats": 7,
-            "long_repeats": 3,
-            "clock": "wall",
-        },
-        "rows": rows,
-    }
-    text = benchmark_tables.benchmark_markdown(record)
+    text = benchmark_tables.benchmark_markdown(
+        _parallel_speed_record("jax", environment, rows)
+    )
     assert text.startswith("cuda:0 (GPU); jax 0.1, keras 3.0; 8 units, batch 4")
     assert "| backend | T | XLA | `LSTM` | `RNN(RDACell)` | `ParallelRDA` |" in text
     assert (
@@ -360,24 +366,13 @@ def test_parallel_speed_record_gives_first_steps_and_failures():
             "error": "InvalidArgumentError: ...",
         }
     )
-    record = {
-        "benchmark": "parallel_rda_speed",
-        "environments": {
-            "tensorflow": {
-                "versions": {"tensorflow": "2.0", "keras": "3.0"},
-                "machine": {"cpu_count": 2, "accelerators": []},
-            }
-        },
-        "settings": {
-            "units": 8,
-            "batch_size": 4,
-            "input_dim": 2,
-            "repeats": 7,
-            "long_repeats": 3,
-        },
-        "rows": rows,
+    environment = {
+        "versions": {"tensorflow": "2.0", "keras": "3.0"},
+        "machine": {"cpu_count": 2, "accelerators": []},
     }
-    text = benchmark_tables.benchmark_markdown(record)
+    text = benchmark_tables.benchmark_markdown(
+        _parallel_speed_record("tensorflow", environment, rows)
+    )
     times, firsts = text.split("first training step")
     assert "| tensorflow | 100 | on | 20.0 ms (1.00x) | 40.0 ms (0.50x) | fails |" in (
         times
