@@ -1,32 +1,20 @@
 """`benchmarks/memory_speed.py`: every model it times has one output layer,
 and several copies of a model are recorded copy by copy."""
 
-import importlib.util
 import json
-import pathlib
-import sys
 
 import keras
 import numpy as np
 import pytest
 
 import keras_rda
-
-BENCHMARKS = pathlib.Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks.conftest import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def memory_speed():
-    sys.path.insert(0, str(BENCHMARKS))  # its `from rnn_speed import ...`
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "memory_speed", BENCHMARKS / "memory_speed.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+    with benchmark_script("memory_speed") as module:
         yield module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
 
 
 def _dense_layers(model):

@@ -1,25 +1,18 @@
 """`benchmarks/parallel_rda_speed.py`: what it times by default, its table."""
 
 import argparse
-import importlib.util
 import inspect
-import pathlib
 
 import pytest
 
 import keras_rda
-
-BENCHMARKS = pathlib.Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks.conftest import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def parallel_rda_speed():
-    spec = importlib.util.spec_from_file_location(
-        "parallel_rda_speed", BENCHMARKS / "parallel_rda_speed.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    with benchmark_script("parallel_rda_speed") as module:
+        yield module
 
 
 def _row(model, ms, **speedups):
