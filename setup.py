@@ -10,6 +10,14 @@ version = {}
 exec((HERE / "keras_rda" / "version.py").read_text(), version)
 
 JAX = ["jax>=0.4.20"]
+# The lab (keras_rda.lab: tasks, data sets, the zoo, runs, reports, the
+# `keras-rda` command); the library itself needs Keras and NumPy only.
+LAB = [
+    "tensorflow-datasets",
+    # tensorflow-datasets imports it when it downloads and prepares data.
+    "importlib_resources",
+    "matplotlib",
+]
 TORCH = ["torch>=2.1"]
 DOCS = ["mkdocs>=1.5", "mkdocstrings[python]>=0.25"]
 
@@ -26,18 +34,17 @@ setup(
     python_requires=">=3.10",
     packages=find_packages(include=["keras_rda", "keras_rda.*"]),
     install_requires=[
+        # Keras's default backend; SavedModel export and the enwik8 loop's
+        # TensorFlow path use it too.
         "tensorflow>=2.16",
         "keras>=3.5,<3.16",
         "numpy",
-        "tensorflow-datasets",
-        # tensorflow-datasets imports it when it downloads and prepares data.
-        "importlib_resources",
-        "matplotlib",
     ],
     extras_require={
         # Other Keras backends (select one with KERAS_BACKEND=jax / torch).
         # TensorFlow stays installed: SavedModel export, the
         # tensorflow-datasets loaders and the enwik8 loop use it.
+        "lab": LAB,
         "jax": JAX,
         "torch": TORCH,
         "docs": DOCS,
@@ -47,6 +54,7 @@ setup(
             "pytest>=7",
             "pytest-xdist",
             "ruff",
+            *LAB,
             *JAX,
             "nbclient>=0.7",
             "nbformat>=5",
@@ -58,7 +66,7 @@ setup(
             "wheel",
         ],
     },
-    entry_points={"console_scripts": ["keras-rda=keras_rda.cli:main"]},
+    entry_points={"console_scripts": ["keras-rda=keras_rda.lab.cli:main"]},
     classifiers=[
         "Programming Language :: Python :: 3",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",

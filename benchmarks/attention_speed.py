@@ -31,10 +31,10 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import numpy as np  # noqa: E402
 
-from keras_rda.experiments import get_model_spec  # noqa: E402
-from keras_rda.experiments.provenance import script_command  # noqa: E402
-from keras_rda.experiments.report import write_table_record  # noqa: E402
-from keras_rda.tasks import get_task  # noqa: E402
+from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
+from keras_rda.lab.reporting.report import write_table_record  # noqa: E402
+from keras_rda.lab.tasks import get_task  # noqa: E402
+from keras_rda.lab.zoo import get_model_spec  # noqa: E402
 
 REFERENCE = "lstm-attn"
 

@@ -22,10 +22,10 @@ import time
 import keras
 import numpy as np
 
-from keras_rda.experiments import get_model_spec
-from keras_rda.experiments.provenance import script_command
-from keras_rda.experiments.report import write_table_record
-from keras_rda.tasks import get_task
+from keras_rda.lab.reporting.provenance import script_command
+from keras_rda.lab.reporting.report import write_table_record
+from keras_rda.lab.tasks import get_task
+from keras_rda.lab.zoo import get_model_spec
 
 PROBLEM = {"ffa-addition": "addition", "ffa-multiplication": "multiplication"}
 POOLING = {"ffattn": "attention", "ffmean": "unweighted"}

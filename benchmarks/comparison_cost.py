@@ -3,7 +3,7 @@
 On TensorFlow's CPU kernels (XLA off) a float comparison (`Greater`) costs
 about ten times a multiplication. The RWA/RDA running average asks four
 times a step whether anything has been attended yet (`d^ > 0`), so
-`keras_rda.cells.attention_average` writes those questions with `sign`
+`keras_rda.ops.attention_average` writes those questions with `sign`
 (`attended`, `safe_denominator`), exactly equal for every `d^ >= 0`.
 
 This script measures both halves of that, in one process:
@@ -35,10 +35,10 @@ from keras import ops  # noqa: E402
 from rnn_speed import build  # noqa: E402
 from rnn_speed import time_steps  # noqa: E402
 
-from keras_rda.cells import attention_average  # noqa: E402
-from keras_rda.experiments.provenance import provenance  # noqa: E402
-from keras_rda.experiments.provenance import script_command  # noqa: E402
-from keras_rda.experiments.report import write_json  # noqa: E402
+from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
+from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
+from keras_rda.lab.reporting.report import write_json  # noqa: E402
+from keras_rda.ops import attention_average  # noqa: E402
 
 #: The forms the running average used before, for the A/B.
 COMPARISONS = {

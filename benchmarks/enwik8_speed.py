@@ -32,16 +32,16 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_rda.datasets.enwik8 import Enwik8
-from keras_rda.datasets.enwik8 import enwik8
-from keras_rda.datasets.enwik8 import segment_dataset
-from keras_rda.datasets.enwik8 import split_tokens
-from keras_rda.experiments.provenance import provenance
-from keras_rda.experiments.provenance import script_command
-from keras_rda.experiments.report import write_json
-from keras_rda.training.char_model import recurrent_layer
-from keras_rda.training.enwik8_trainer import Enwik8Trainer
-from keras_rda.training.presets import get_preset
+from keras_rda.lab.datasets.enwik8 import Enwik8
+from keras_rda.lab.datasets.enwik8 import enwik8
+from keras_rda.lab.datasets.enwik8 import segment_dataset
+from keras_rda.lab.datasets.enwik8 import split_tokens
+from keras_rda.lab.enwik8.char_model import recurrent_layer
+from keras_rda.lab.enwik8.enwik8_trainer import Enwik8Trainer
+from keras_rda.lab.enwik8.presets import get_preset
+from keras_rda.lab.reporting.provenance import provenance
+from keras_rda.lab.reporting.provenance import script_command
+from keras_rda.lab.reporting.report import write_json
 
 
 def load(path):

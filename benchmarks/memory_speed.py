@@ -38,7 +38,7 @@ median is reported with the ratios to `LSTM` and to the regular-writing cell,
 and each model's first step (wall time: tracing and, under XLA, compilation).
 
 Each model has one output layer, as the zoo builds them for the UW paper's
-tasks (`keras_rda.experiments.memory_models.memory_model`): the LSTM's
+tasks (`keras_rda.lab.zoo.memory_models.memory_model`): the LSTM's
 `Dense(11)` on `o_t`; the memory models' own `y_t = W_y [o_t, r_t]` with
 `output_units=11`. (Records before `output_units` appeared in their
 `sizes` gave the memory models a `y_t` of 100 and a `Dense(11)` after it,
@@ -66,9 +66,9 @@ import numpy as np  # noqa: E402
 from rnn_speed import time_steps  # noqa: E402
 
 import keras_rda  # noqa: E402
-from keras_rda.experiments.provenance import provenance  # noqa: E402
-from keras_rda.experiments.provenance import script_command  # noqa: E402
-from keras_rda.experiments.report import write_json  # noqa: E402
+from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
+from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
+from keras_rda.lab.reporting.report import write_json  # noqa: E402
 from keras_rda.memory import CachedUniformWriting  # noqa: E402
 from keras_rda.memory import UniformWriting  # noqa: E402
 

@@ -210,7 +210,7 @@ def main(argv=None):
         args.repeats, args.long_repeats, args.warmup = 2, 2, 1
 
     if args.worker:  # one backend, in this process; rows as JSON on stdout
-        from keras_rda.experiments.provenance import provenance
+        from keras_rda.lab.reporting.provenance import provenance
 
         rows = run_backend(args)
         print("ENV " + json.dumps(provenance()))

@@ -37,10 +37,10 @@ import keras  # noqa: E402
 from rnn_speed import MODELS as SPEED_MODELS  # noqa: E402  (the same layers)
 
 import keras_rda  # noqa: E402
-from keras_rda.experiments.benchmark_tables import cost_record_markdown  # noqa: E402
-from keras_rda.experiments.provenance import provenance  # noqa: E402
-from keras_rda.experiments.provenance import script_command  # noqa: E402
-from keras_rda.experiments.report import write_json  # noqa: E402
+from keras_rda.lab.reporting.benchmark_tables import cost_record_markdown  # noqa: E402
+from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
+from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
+from keras_rda.lab.reporting.report import write_json  # noqa: E402
 
 #: `name -> (units -> layer)`: the models of `rnn_speed.py` and `ParallelRDA`.
 MODELS = {**SPEED_MODELS, "ParallelRDA": keras_rda.ParallelRDA}

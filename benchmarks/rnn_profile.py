@@ -54,9 +54,9 @@ import keras  # noqa: E402
 from rnn_cost import MODELS  # noqa: E402  (the same models and program)
 from rnn_cost import gradient_step  # noqa: E402
 
-from keras_rda.experiments.provenance import provenance  # noqa: E402
-from keras_rda.experiments.provenance import script_command  # noqa: E402
-from keras_rda.experiments.report import write_json  # noqa: E402
+from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
+from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
+from keras_rda.lab.reporting.report import write_json  # noqa: E402
 
 #: Trace events that are not kernels: host-side Python, the runtime's own
 #: bookkeeping and waits, and the loops and calls that contain kernels (their

@@ -35,9 +35,9 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import keras_rda  # noqa: E402
-from keras_rda.experiments.provenance import provenance  # noqa: E402
-from keras_rda.experiments.provenance import script_command  # noqa: E402
-from keras_rda.experiments.report import write_json  # noqa: E402
+from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
+from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
+from keras_rda.lab.reporting.report import write_json  # noqa: E402
 
 
 def _autodiff(layer):

@@ -22,9 +22,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 
-from keras_rda.experiments.provenance import provenance  # noqa: E402
-from keras_rda.experiments.provenance import script_command  # noqa: E402
-from keras_rda.experiments.report import write_json  # noqa: E402
+from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
+from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
+from keras_rda.lab.reporting.report import write_json  # noqa: E402
 
 
 def read_loop_gradient(length, features):

@@ -9,7 +9,7 @@ stopping after 5 epochs without improvement on the validation set. The paper
 reports 93.7 (UW) and 93.9 (CUW) test accuracy on AG News (120,000 training
 documents), against 93.5 for a standard LSTM.
 
-Data: `keras_rda.datasets.text_classification`. With `KERAS_RDA_DATA_DIR`
+Data: `keras_rda.lab.datasets.text_classification`. With `KERAS_RDA_DATA_DIR`
 pointing at a directory holding `ag_news_test.csv` (the official 7,600-row
 AG News *test* split) the example runs offline on that file: it is shuffled
 and split 80/20 into 6,080 training and 1,520 test documents, and 10% of the
@@ -23,13 +23,13 @@ Without the variable, the real data sets come from tensorflow-datasets.
     python examples/document_classification.py --quick                # seconds
     python examples/document_classification.py --json results/uw_paper/ag_news.json
 
-`--json PATH` writes the run's record (`keras_rda.experiments.report`'s
+`--json PATH` writes the run's record (`keras_rda.lab.reporting.report`'s
 table record: the command, commit, versions and machine, the table below,
 the settings and every model's per-epoch history), which `keras-rda report`
 renders into the docs.
 
 Runs take hours at the paper's sizes on a CPU, so `fit_with_early_stopping`
-(`keras_rda/experiments/early_stopping_fit.py`) checkpoints every epoch into
+(`keras_rda/lab/runs/early_stopping_fit.py`) checkpoints every epoch into
 `--checkpoint-dir`/MODEL: rerunning the same command continues the model it
 was killed in as an uninterrupted run would have gone on, and returns the
 models that had finished without training them again.
@@ -47,8 +47,8 @@ import keras
 import numpy as np
 
 import keras_rda
-from keras_rda.datasets import text_classification
-from keras_rda.experiments.early_stopping_fit import fit_with_early_stopping
+from keras_rda.lab.datasets import text_classification
+from keras_rda.lab.runs.early_stopping_fit import fit_with_early_stopping
 from keras_rda.memory import CachedUniformWriting
 from keras_rda.memory import UniformWriting
 
@@ -212,8 +212,8 @@ for name, params, epochs, seconds, accuracy in results:
     print(f"| {name} | {params:,} | {epochs} | {seconds:.0f} | {100 * accuracy:.1f} |")
 
 if args.json:
-    from keras_rda.experiments.provenance import script_command
-    from keras_rda.experiments.report import write_table_record
+    from keras_rda.lab.reporting.provenance import script_command
+    from keras_rda.lab.reporting.report import write_table_record
 
     table = {
         "benchmark": "document_classification",

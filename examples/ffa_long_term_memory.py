@@ -28,8 +28,8 @@ import argparse
 import keras
 
 import keras_rda
+from keras_rda.lab.tasks import get_task
 from keras_rda.layers.feed_forward_attention import paper_initializer
-from keras_rda.tasks import get_task
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 parser.add_argument(

@@ -9,11 +9,11 @@ eq. 9-10), trained with RMSprop at learning rate 1e-4. The paper reports
 99.1% (MNIST) and 96.3% (pMNIST) test accuracy for DNC+CUW, 98.6 / 95.6 for
 DNC+UW and 98.1 / 94.0 for DNC (50,000 / 10,000 / 10,000 digits).
 
-Data: `keras_rda.datasets.mnist`, a local CSV through `KERAS_RDA_DATA_DIR`
+Data: `keras_rda.lab.datasets.mnist`, a local CSV through `KERAS_RDA_DATA_DIR`
 (the shared 5,000-digit mnist_5k.csv.gz, split 80/20 into train/test by the
 loader) or tensorflow-datasets; 10% of the training digits are held out for
 validation and early stopping (patience 5). Every epoch is checkpointed
-(`--checkpoint-dir`, see `keras_rda/experiments/early_stopping_fit.py`):
+(`--checkpoint-dir`, see `keras_rda/lab/runs/early_stopping_fit.py`):
 rerunning a killed command continues it.
 
     python examples/mnist_dnc_cuw.py                       # MNIST, DNC+CUW
@@ -29,8 +29,8 @@ import keras
 import numpy as np
 
 import keras_rda
-from keras_rda.datasets import mnist
-from keras_rda.experiments.early_stopping_fit import fit_with_early_stopping
+from keras_rda.lab.datasets import mnist
+from keras_rda.lab.runs.early_stopping_fit import fit_with_early_stopping
 from keras_rda.memory import CachedUniformWriting
 from keras_rda.memory import RegularWriting
 from keras_rda.memory import UniformWriting

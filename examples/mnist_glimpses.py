@@ -16,7 +16,7 @@ quarters at full resolution (14x14 = 196 pixels each), so no pixel is lost.
     python examples/mnist_glimpses.py --unit lstm --epochs 20
     python examples/mnist_glimpses.py --quick            # seconds, random pixels
 
-Data: `keras_rda.datasets.mnist` (a local CSV through `KERAS_RDA_DATA_DIR`,
+Data: `keras_rda.lab.datasets.mnist` (a local CSV through `KERAS_RDA_DATA_DIR`,
 e.g. the 5,000-digit mnist_5k.csv.gz, or tensorflow-datasets). Settings of
 the paper's appendix: Adam 1e-3 decayed by 0.98 per epoch down to 1e-4,
 batch 32, hidden size 256. The paper's fixed-glimpse test errors are 0.85%
@@ -29,7 +29,7 @@ import keras
 from keras import ops
 
 import keras_rda
-from keras_rda.datasets import mnist
+from keras_rda.lab.datasets import mnist
 
 UNITS = {
     "weinet": lambda n: keras_rda.WeiNetCell(n),

@@ -14,7 +14,7 @@ import argparse
 import keras
 
 import keras_rda
-from keras_rda.tasks import get_task
+from keras_rda.lab.tasks import get_task
 
 UNITS = {
     "rda": lambda n: keras_rda.RDA(n, learn_initial_state=True),

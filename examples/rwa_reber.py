@@ -12,7 +12,7 @@ import argparse
 import keras
 
 import keras_rda
-from keras_rda.tasks import get_task
+from keras_rda.lab.tasks import get_task
 
 UNITS = {
     "rda": keras_rda.RDA,

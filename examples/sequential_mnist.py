@@ -15,7 +15,7 @@ import argparse
 import keras
 
 import keras_rda
-from keras_rda.datasets import mnist
+from keras_rda.lab.datasets import mnist
 
 UNITS = {
     "rda": keras_rda.RDA,

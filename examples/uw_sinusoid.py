@@ -24,7 +24,7 @@ import argparse
 import keras
 
 import keras_rda
-from keras_rda.tasks import get_task
+from keras_rda.lab.tasks import get_task
 
 MODELS = ("dnc", "dnc-uw", "dnc-cuw", "lstm")
 

@@ -25,7 +25,7 @@ import argparse
 import keras
 
 import keras_rda
-from keras_rda.tasks import get_task
+from keras_rda.lab.tasks import get_task
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 parser.add_argument("--model", choices=("weinet", "fw-ln", "lstm"), default="weinet")

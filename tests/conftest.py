@@ -44,16 +44,17 @@ if BACKEND == "torch":
 # Node-id prefixes (a directory, a module, or module::test, which covers its
 # parametrisations) of tests that need TensorFlow, and why.
 TENSORFLOW_ONLY = {
-    "tests/training/": "the enwik8 loop: tf.function(jit_compile=True), "
+    "tests/lab/enwik8/": "the enwik8 loop: tf.function(jit_compile=True), "
     "tf.distribute, tf.train.Checkpoint",
-    "tests/cli/test_enwik8.py::test_enwik8_tiny_run_with_the_common_options": (
+    "tests/lab/cli/test_enwik8.py::test_enwik8_tiny_run_with_the_common_options": (
         "keras-rda enwik8 runs the TensorFlow-only enwik8 loop"
     ),
-    "tests/cli/test_enwik8.py::test_python_dash_m_training_is_the_enwik8_subcommand": (
+    "tests/lab/cli/test_enwik8.py::"
+    "test_python_dash_m_training_is_the_enwik8_subcommand": (
         "keras-rda enwik8 runs the TensorFlow-only enwik8 loop"
     ),
     **{
-        "tests/cli/test_main.py::"
+        "tests/lab/cli/test_main.py::"
         f"test_user_errors_are_one_line_with_status_2[{case}]": (
             "an enwik8 error case: on another backend `keras-rda enwik8` answers "
             "first, in one line, that it needs TensorFlow"

@@ -16,7 +16,7 @@ def test_tensorflow_only_parts_fail_clearly_on_other_backends(monkeypatch):
 
 
 def test_enwik8_trainer_refuses_other_backends(monkeypatch):
-    from keras_rda.training import enwik8_trainer as training
+    from keras_rda.lab.enwik8 import enwik8_trainer as training
 
     monkeypatch.setattr(keras.backend, "backend", lambda: "torch")
     with pytest.raises(
@@ -33,7 +33,7 @@ def test_tensorflow_backend_passes_on_tensorflow(monkeypatch):
 @pytest.mark.parametrize(
     "nodeid, prefix, expected",
     [
-        ("tests/training/test_bpc.py::test_a", "tests/training/", True),
+        ("tests/lab/enwik8/test_bpc.py::test_a", "tests/lab/enwik8/", True),
         ("tests/a.py::test_x[1-2]", "tests/a.py::test_x", True),
         ("tests/a.py::test_x", "tests/a.py::test_x", True),
         ("tests/a.py::test_x_other", "tests/a.py::test_x", False),

@@ -1,46 +1,163 @@
-"""No import runs both ways between the subpackages of keras_rda.
+"""The library and the lab: which may import which.
+
+- The library (`keras_rda` minus `keras_rda.lab`) never imports the lab, and
+  at import time imports only Keras, NumPy, the standard library and itself
+  (TensorFlow only inside a TensorFlow-only function; matplotlib never).
+- The lab uses the library through its public API only: the names in the
+  library packages' `__all__`, the `keras_rda.ops` modules and the argument
+  checks of `keras_rda.utils.validation`.
+- Inside the lab no import runs both ways between subpackages, and nothing
+  imports the command line.
+- At run time, `import keras_rda` loads nothing beyond what `import keras`
+  loads but the library itself: no lab module, no TensorFlow on JAX or
+  PyTorch, no matplotlib.
 
 Read from the source (AST), every import counted, also those inside
-functions. `__main__` modules are entry shims that nothing imports.
+functions, unless a test says "module level".
 """
 
 import ast
 import itertools
 import pathlib
+import subprocess
+import sys
 
-PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "keras_rda"
+import pytest
+
+import keras_rda
+from keras_rda import _moved
+
+PACKAGE = pathlib.Path(keras_rda.__file__).resolve().parent
+LIBRARY_PACKAGES = ("cells", "layers", "memory", "ops", "utils")
+#: Library modules the lab may import as modules (besides `__all__` names).
+PUBLIC_MODULES = {"keras_rda.utils.validation"} | {
+    f"keras_rda.ops.{name}" for name in keras_rda.ops.__all__
+}
+ALLOWED_AT_IMPORT = {"keras", "numpy", "keras_rda"} | set(sys.stdlib_module_names)
 
 
-def _subpackage(module):
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[0] == "keras_rda" else None
+def module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def package_imports():
-    """`{(importer, imported)}` between subpackages of keras_rda."""
-    edges = set()
-    for path in PACKAGE.rglob("*.py"):
-        relative = path.relative_to(PACKAGE.parent).with_suffix("")
-        if relative.name == "__main__" or len(relative.parts) < 3:
-            continue  # entry shims; top-level modules (keras_rda/*.py)
-        importer = relative.parts[1]
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
+def is_lab(module):
+    module = _moved.new_name(module) or module
+    return module == "keras_rda.lab" or module.startswith("keras_rda.lab.")
+
+
+def library_files():
+    return [p for p in PACKAGE.rglob("*.py") if not is_lab(module_name(p))]
+
+
+def lab_files():
+    return sorted((PACKAGE / "lab").rglob("*.py"))
+
+
+def imports(path, module_level=False):
+    """`[(module, names)]` imported by the file at `path`.
+
+    `names` is the tuple of names of a `from module import names`, else ().
+    With `module_level`, imports inside functions are left out.
+    """
+    tree = ast.parse(path.read_text())
+    nodes = tree.body if module_level else ast.walk(tree)
+    found = []
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.Import):
+            found.extend((alias.name, ()) for alias in node.names)
+    return found
+
+
+def test_the_library_never_imports_the_lab():
+    offenders = [
+        (module_name(path), module)
+        for path in library_files()
+        for module, names in imports(path)
+        if is_lab(module) or any(is_lab(f"{module}.{name}") for name in names)
+    ]
+    assert not offenders, offenders
+
+
+def tensorflow_only(module):
+    """TensorFlow-only library modules are named `tf_*` (e.g. `ops.tf_scan`)."""
+    return module.rpartition(".")[2].startswith("tf_")
+
+
+def test_the_library_imports_only_keras_and_numpy_at_import_time():
+    offenders = [
+        (module_name(path), module)
+        for path in library_files()
+        if not tensorflow_only(module_name(path))
+        for module, names in imports(path, module_level=True)
+        if module.split(".")[0] not in ALLOWED_AT_IMPORT
+        or tensorflow_only(module)
+        or any(tensorflow_only(name) for name in names)
+    ]
+    assert not offenders, offenders
+
+
+def test_the_library_never_imports_matplotlib():
+    offenders = [
+        module_name(path)
+        for path in library_files()
+        for module, _ in imports(path)
+        if module.split(".")[0] == "matplotlib"
+    ]
+    assert not offenders, offenders
+
+
+def _public(module, name):
+    full = f"{module}.{name}"
+    if full in PUBLIC_MODULES or module in PUBLIC_MODULES:
+        return True
+    try:
+        package = __import__(module, fromlist=["__all__"])
+    except ImportError:
+        return False
+    return name in getattr(package, "__all__", ()) or (
+        module == "keras_rda" and name in LIBRARY_PACKAGES
+    )
+
+
+def test_the_lab_uses_the_library_through_its_public_api():
+    offenders = []
+    for path in lab_files():
+        for module, names in imports(path):
+            if not module.startswith("keras_rda") or is_lab(module):
+                continue
+            if not names:  # `import keras_rda[.x]`
+                if module not in ("keras_rda", *PUBLIC_MODULES):
+                    offenders.append((module_name(path), module))
                 continue
             for name in names:
-                imported = _subpackage(name)
-                if imported and imported != importer:
-                    edges.add((importer, imported))
+                if not is_lab(f"{module}.{name}") and not _public(module, name):
+                    offenders.append((module_name(path), f"{module}.{name}"))
+    assert not offenders, offenders
+
+
+def lab_subpackage_edges():
+    """`{(importer, imported)}` between subpackages of keras_rda.lab."""
+    edges = set()
+    for path in lab_files():
+        parts = module_name(path).split(".")
+        if path.stem == "__main__" or len(parts) < 4:
+            continue  # entry shims; the lab's top-level modules
+        for module, names in imports(path):
+            for full in (module, *(f"{module}.{name}" for name in names)):
+                full = _moved.new_name(full) or full
+                target = full.split(".")
+                if target[:2] == ["keras_rda", "lab"] and len(target) > 2:
+                    if target[2] != parts[2]:
+                        edges.add((parts[2], target[2]))
     return edges
 
 
-def test_no_import_runs_both_ways():
-    edges = package_imports()
-    assert ("cli", "experiments") in edges and ("training", "experiments") in edges
+def test_no_import_runs_both_ways_inside_the_lab():
+    edges = lab_subpackage_edges()
+    assert ("cli", "runs") in edges and ("enwik8", "zoo") in edges
     both_ways = sorted(
         (a, b)
         for a, b in itertools.combinations(sorted({*sum(edges, ())}), 2)
@@ -50,4 +167,51 @@ def test_no_import_runs_both_ways():
 
 
 def test_nothing_imports_the_command_line():
-    assert not [a for a, b in package_imports() if b == "cli"]
+    assert not [a for a, b in lab_subpackage_edges() if b == "cli"]
+
+
+_LOADED = """
+import sys
+import keras
+before = set(sys.modules)
+import keras_rda
+added = sorted(set(sys.modules) - before)
+print("\\n".join(added))
+"""
+
+
+@pytest.mark.parametrize("backend", ["tensorflow", "jax"])
+def test_import_keras_rda_loads_the_library_alone(backend):
+    env = {"KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    result = subprocess.run(
+        [sys.executable, "-c", _LOADED],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**__import__("os").environ, **env},
+        timeout=300,
+    )
+    added = result.stdout.split()
+    assert "keras_rda.cells" in added and "keras_rda.ops" in added
+    foreign = [
+        m
+        for m in added
+        if m.split(".")[0] not in ("keras_rda", *sys.stdlib_module_names)
+        or is_lab(m)
+    ]
+    assert not foreign, foreign
+
+
+def test_old_paths_are_deprecated_aliases_of_the_new_modules():
+    import keras_rda.lab.tasks
+    import keras_rda.ops.addressing
+
+    with pytest.warns(DeprecationWarning, match="keras_rda.lab.runs.runner"):
+        from keras_rda.experiments import runner
+    from keras_rda.memory import addressing
+    from keras_rda.tasks import AddingProblem
+
+    assert runner.__name__ == "keras_rda.lab.runs.runner"
+    assert addressing is keras_rda.ops.addressing
+    assert AddingProblem is keras_rda.lab.tasks.AddingProblem
+    assert keras_rda.tasks.get_task is keras_rda.lab.tasks.get_task

@@ -17,8 +17,8 @@ import shlex
 
 import pytest
 
-from keras_rda.cli import build_parser
-from keras_rda.tasks import task_names
+from keras_rda.lab.cli import build_parser
+from keras_rda.lab.tasks import task_names
 
 NOTEBOOKS = sorted(
     (pathlib.Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb")

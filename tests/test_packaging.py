@@ -174,7 +174,7 @@ def test_installed_wheel_runs_keras_rda_tasks(dist, tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    from keras_rda.tasks import task_names
+    from keras_rda.lab.tasks import task_names
 
     for name in task_names():
         assert name in result.stdout

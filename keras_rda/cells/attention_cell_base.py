@@ -15,8 +15,8 @@ the dtype of the running sums.
 
 from keras import ops
 
-from keras_rda.cells import attention_average
 from keras_rda.cells.cell_base import CellBase
+from keras_rda.ops import attention_average
 from keras_rda.utils import validation
 from keras_rda.utils.initializers import independent
 

@@ -4,10 +4,10 @@ import math
 
 from keras import ops
 
-from keras_rda.cells import attention_average
 from keras_rda.cells.attention_cell_base import AttentionCellBase
 from keras_rda.cells.attention_cell_base import cast_like
 from keras_rda.cells.attention_cell_base import per_block_initializer
+from keras_rda.ops import attention_average
 from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
@@ -48,7 +48,7 @@ class BaseRDACell(AttentionCellBase):
     State: `[h, n, d, m]`, each `[batch, units]`: the hidden state `h_t`, the
     numerator and denominator of the average scaled by `exp(-m_t)`, and the
     running maximum `m_t` of the log-weights (see
-    `keras_rda.cells.attention_average`). The unscaled sums are
+    `keras_rda.ops.attention_average`). The unscaled sums are
     `n_t = n * exp(m)`, `d_t = d * exp(m)`. An all-zero state is the initial
     state: where nothing has been attended (`d = 0`, also with ReLU
     attention after steps whose weights were all 0) the average is `s0` and

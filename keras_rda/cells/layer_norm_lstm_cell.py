@@ -3,8 +3,8 @@
 import keras
 from keras import ops
 
-from keras_rda.cells import associative_ops as aops
 from keras_rda.cells.cell_base import CellBase
+from keras_rda.ops import associative as aops
 from keras_rda.utils import validation
 
 

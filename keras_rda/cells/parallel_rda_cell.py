@@ -3,10 +3,10 @@
 import keras
 from keras import ops
 
-from keras_rda.cells import attention_average
 from keras_rda.cells.attention_cell_base import AttentionCellBase
 from keras_rda.cells.attention_cell_base import cast_like
 from keras_rda.cells.attention_cell_base import per_block_initializer
+from keras_rda.ops import attention_average
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
 
@@ -36,7 +36,7 @@ class ParallelRDACell(AttentionCellBase):
     and states.
 
     The sums are kept scaled by the running maximum of the log-weights (see
-    `keras_rda.cells.attention_average`): no overflow, underflow or `0 / 0`
+    `keras_rda.ops.attention_average`): no overflow, underflow or `0 / 0`
     for any finite input or length, for every `f_a`. With ReLU attention,
     `h_t = f_h(0)` until some step gets a positive weight.
 

@@ -62,7 +62,7 @@ class RDACell(BaseRDACell):
 
     The recurrence feeds back `h_t`; the cell outputs `o_t`. Numerator and
     denominator are kept rescaled by the running maximum of the log-weights
-    (see `keras_rda.cells.attention_average`): no overflow, underflow or
+    (see `keras_rda.ops.attention_average`): no overflow, underflow or
     `0 / 0` for any finite input or length, for every `f_a`; outputs equal
     the equations above wherever those are finite. With ReLU attention,
     `h_t = f_h(0)` until some step gets a positive weight (the equations

@@ -23,7 +23,7 @@ class RWACell(BaseRDACell):
 
     The sums are kept rescaled by the running maximum of the attention
     logits (Appendix D, eq. 9, in the form described in
-    `keras_rda.cells.attention_average`), so nothing overflows for any finite
+    `keras_rda.ops.attention_average`), so nothing overflows for any finite
     input or sequence length; outputs equal eq. 7 wherever it is finite.
 
     Args:

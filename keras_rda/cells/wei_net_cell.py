@@ -5,8 +5,8 @@ import math
 import keras
 from keras import ops
 
-from keras_rda.cells import associative_ops as aops
 from keras_rda.cells.cell_base import CellBase
+from keras_rda.ops import associative as aops
 from keras_rda.utils import validation
 
 UPDATES = ("elementwise", "row_col", "gated")

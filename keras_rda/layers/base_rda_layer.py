@@ -2,9 +2,9 @@
 
 from keras import ops
 
-from keras_rda.cells import attention_average
-from keras_rda.layers import rda_recurrence
 from keras_rda.layers.cell_rnn import CellRNN
+from keras_rda.ops import attention_average
+from keras_rda.ops import rda_recurrence
 from keras_rda.utils import keras_compat
 
 
@@ -17,7 +17,7 @@ class BaseRDALayer(CellRNN):
     - the input projections `W x_t + b` of all time steps are one matmul
       `[time, batch, input_dim] x [input_dim, k * units]` before the loop;
     - on TensorFlow and JAX the loop is the fused recurrence of
-      `keras_rda.layers.rda_recurrence`, with a hand-written backward pass
+      `keras_rda.ops.rda_recurrence`, with a hand-written backward pass
       whose weight gradients are one matmul each over all time steps;
     - with mixed precision the running sums stay in float32 throughout.
 

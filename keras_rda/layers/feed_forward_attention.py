@@ -118,6 +118,10 @@ class FeedForwardAttention(keras.layers.Layer):
         workshop, arXiv:1512.08756; eq. 1 and section 2.1.
     """
 
+    #: The paper's weight initialisation (section 2.1), for the layers
+    #: around the attention: `FeedForwardAttention.paper_initializer(seed)`.
+    paper_initializer = staticmethod(paper_initializer)
+
     def __init__(
         self,
         units=None,

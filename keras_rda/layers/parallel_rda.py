@@ -4,9 +4,9 @@ import keras
 from keras import ops
 
 from keras_rda.cells.parallel_rda_cell import ParallelRDACell
-from keras_rda.layers import parallel_scan
 from keras_rda.layers.cell_rnn import CellRNN
 from keras_rda.layers.cell_rnn import make_cell
+from keras_rda.ops import parallel_scan
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
 
@@ -23,8 +23,8 @@ class ParallelRDA(CellRNN):
 
     is then a linear recurrence; it is computed for all steps at once by a
     scan of the associative combination of segment summaries (see
-    `keras_rda.layers.parallel_scan`), in the scaled, overflow-free form of
-    `keras_rda.cells.attention_average`. No loop of `T` steps: the
+    `keras_rda.ops.parallel_scan`), in the scaled, overflow-free form of
+    `keras_rda.ops.attention_average`. No loop of `T` steps: the
     sequential depth is `chunk_size + 8 log_8(T / chunk_size)` with a known
     length, `chunk_size + T / chunk_size` without (`"chunked"`), or
     `O(log T)` (`"associative"`). Outputs and final states equal

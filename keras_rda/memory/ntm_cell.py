@@ -5,8 +5,8 @@ import collections
 import keras
 from keras import ops
 
-from keras_rda.memory import addressing
 from keras_rda.memory.memory_cell import MemoryCell
+from keras_rda.ops import addressing
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
 

@@ -43,7 +43,7 @@ def test_document_classification_record(monkeypatch, capsys, tmp_path):
     model's per-epoch history, and which `keras-rda report` can render."""
     import json
 
-    from keras_rda.experiments import report
+    from keras_rda.lab.reporting import report
 
     path = tmp_path / "ag.json"
     _run(

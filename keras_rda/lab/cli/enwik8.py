@@ -1,0 +1,191 @@
+"""`keras-rda enwik8`: character-level enwik8 with the XLA truncated-BPTT loop.
+
+    keras-rda enwik8 [--data PATH] [--scale small|paper|tiny] [--model M]
+                     [--steps N] [--strategy default|mirrored|tpu] [--out DIR]
+
+Rerunning the same command after an interruption (Ctrl-C, SIGTERM, a
+preempted VM) resumes from the checkpoint in `--out`. The loop always
+compiles with XLA, so there is no `--jit`. Old spellings still accepted:
+`--preset` (now `--scale`), `--bptt` (now `--seq-len`), `--quiet` (now
+`--verbose 0`). Also runnable as `python -m keras_rda.lab.enwik8 ...`.
+"""
+
+import argparse
+import json
+import pathlib
+import shlex
+
+from keras_rda.lab.cli.options import EXIT_INTERRUPTED
+from keras_rda.lab.cli.options import CommandError
+from keras_rda.lab.cli.options import common_options
+from keras_rda.lab.cli.options import deprecated_alias
+from keras_rda.lab.cli.options import positive
+from keras_rda.lab.cli.options import resolve_verbose
+from keras_rda.lab.cli.options import strategy_from
+from keras_rda.lab.enwik8.char_model import MODELS
+from keras_rda.lab.enwik8.presets import DEFAULT_PRESET
+from keras_rda.lab.enwik8.presets import PRESETS
+
+NAME = "enwik8"
+HELP = "character-level enwik8 with the XLA truncated-BPTT loop"
+DESCRIPTION = __doc__
+SCALES = tuple(PRESETS)
+
+
+def parent_parser():
+    return common_options(
+        scales=SCALES,
+        default_scale=DEFAULT_PRESET,
+        out="output directory: checkpoints, TensorBoard, results (default "
+        "runs/enwik8-MODEL-SCALE)",
+        jit=False,
+    )
+
+
+PARENTS = (parent_parser,)
+
+
+def configure(parser):
+    """Adds the enwik8 options; returns its `run(args)`."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument(
+        "--data",
+        default=None,
+        help="enwik8.zip, the unzipped enwik8 (or a prefix such as enwik6), or "
+        "a directory holding one; default: $KERAS_RDA_DATA_DIR, else download",
+    )
+    parser.add_argument(
+        "--model",
+        default="rda",
+        choices=MODELS,
+        help="recurrent unit, built by the model zoo (default rda)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="total training steps (default: the scale's)",
+    )
+    parser.add_argument("--units", type=int, default=None, help="recurrent units")
+    parser.add_argument(
+        "--seq-len",
+        type=int,
+        default=None,
+        help="truncated-BPTT segment length (1800-unit paper setting: 250)",
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=None, help="the global batch size"
+    )
+    parser.add_argument(
+        "--learning-rate", type=float, default=None, help="Adam learning rate"
+    )
+    parser.add_argument(
+        "--eval-every",
+        type=int,
+        default=None,
+        help="steps between validation evaluations (default: the scale's)",
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=None,
+        help="steps between checkpoints (default: the scale's)",
+    )
+    parser.add_argument(
+        "--results-dir",
+        metavar="DIR",
+        help="also add the finished run to the record DIR/enwik8-SCALE.json "
+        "(one record per scale, one run per model, a rerun replaces its "
+        "model's run); the repository's records live in results/",
+    )
+    deprecated_alias(parser, "--preset", "scale", "--scale", choices=SCALES)
+    deprecated_alias(parser, "--bptt", "seq_len", "--seq-len", type=int)
+    deprecated_alias(parser, "--quiet", "verbose", "--verbose 0", const=0)
+    return run
+
+
+def run(args):
+    """Runs the enwik8 command; returns the process exit code."""
+    import keras
+
+    if keras.backend.backend() != "tensorflow":
+        raise CommandError(
+            "enwik8 runs on the TensorFlow backend only (KERAS_BACKEND="
+            f"{keras.backend.backend()})"
+        )
+    from keras_rda.lab.datasets.enwik8 import enwik8
+    from keras_rda.lab.enwik8.enwik8_trainer import Enwik8Trainer
+    from keras_rda.lab.enwik8.presets import get_preset
+
+    for flag in (
+        "steps",
+        "units",
+        "seq_len",
+        "batch_size",
+        "eval_every",
+        "checkpoint_every",
+    ):
+        positive(f"--{flag.replace('_', '-')}", getattr(args, flag))
+    preset = get_preset(
+        args.scale,
+        steps=args.steps,
+        units=args.units,
+        bptt=args.seq_len,
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        eval_every=args.eval_every,
+        checkpoint_every=args.checkpoint_every,
+    )
+    out = args.out or f"runs/enwik8-{args.model}-{args.scale}"
+    try:
+        data = enwik8(args.data)
+    except (OSError, ValueError) as error:
+        raise CommandError(f"--data: {error}") from None
+    strategy = strategy_from(args)
+    # The trainer's verbose 2 is a progress bar drawn once, at the end.
+    verbose = resolve_verbose(args.verbose)
+    if verbose:
+        print(
+            f"enwik8 from {data.path}: {len(data.train):,} / {len(data.valid):,} / "
+            f"{len(data.test):,} train/valid/test bytes, vocabulary "
+            f"{data.vocab_size}; model {args.model} ({preset.units} units, bptt "
+            f"{preset.bptt}, batch {preset.batch_size}) on "
+            f"{strategy.num_replicas_in_sync} replica(s); output in {out}",
+            flush=True,
+        )
+    try:
+        trainer = Enwik8Trainer(
+            data,
+            out,
+            model=args.model,
+            preset=preset,
+            strategy=strategy,
+            seed=args.seed,
+            verbose=verbose,
+        )
+    except ValueError as error:  # a checkpoint of a different run in --out
+        raise CommandError(str(error)) from None
+    result = trainer.train()
+    if result["interrupted"]:
+        return EXIT_INTERRUPTED
+    print(
+        f"{args.model}: valid BPC {result['valid_bpc']:.4f}, "
+        f"test BPC {result['test_bpc']:.4f} after {result['step']} steps"
+    )
+    if args.results_dir:
+        from keras_rda.lab.reporting import report
+
+        command = "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
+        path = report.add_enwik8_run(
+            pathlib.Path(args.results_dir) / f"enwik8-{args.scale}.json",
+            {
+                # The trainer's `results.json`: the result, model and preset.
+                **json.loads((pathlib.Path(out) / "results.json").read_text()),
+                "command": command,
+                "seed": args.seed,
+                "data": pathlib.Path(data.path).name,
+                "history": trainer.history(),
+            },
+        )
+        print(f"record: {path}")
+    return 0

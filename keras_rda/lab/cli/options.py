@@ -1,0 +1,181 @@
+"""What the subcommands share: the parent parser, one-line errors, helpers.
+
+Every subcommand that trains takes its common options from `common_options`,
+so `--seed`, `--out`, `--verbose`, `--strategy`, `--tpu`, `--jit` and
+`--scale` mean the same everywhere.
+"""
+
+import argparse
+import json
+import sys
+
+from keras_rda.lab.strategies import STRATEGIES
+from keras_rda.utils import validation
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class CommandError(Exception):
+    """A user error reported as one line on stderr (exit status 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An `ArgumentParser` whose usage errors are one line on stderr (exit 2)."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class DeprecatedAlias(argparse.Action):
+    """A hidden old spelling of an option: warns once, then sets the new one.
+
+    `--quiet` (now `--verbose 0`), `--preset` (now `--scale`) and `--bptt`
+    (now `--seq-len`) of `keras-rda enwik8` are kept this way.
+    """
+
+    def __init__(self, option_strings, dest, replacement, const=None, **kwargs):
+        self.replacement = replacement
+        kwargs.setdefault("nargs", 0 if const is not None else None)
+        super().__init__(option_strings, dest, const=const, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(
+            f"keras-rda: warning: {option_string} is deprecated, use "
+            f"{self.replacement}",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, self.const if self.const is not None else values)
+
+
+def deprecated_alias(parser, option, dest, replacement, **kwargs):
+    """Adds `option` as a hidden deprecated spelling that sets `dest`."""
+    parser.add_argument(
+        option,
+        dest=dest,
+        action=DeprecatedAlias,
+        replacement=replacement,
+        help=argparse.SUPPRESS,
+        default=argparse.SUPPRESS,
+        **kwargs,
+    )
+
+
+def common_options(
+    scales=("small", "paper"), default_scale="small", out=None, jit=True
+):
+    """The parent parser of the training subcommands.
+
+    Args:
+        scales: the choices of `--scale`.
+        default_scale: its default.
+        out: the help text of `--out` (what goes there).
+        jit: whether `--jit` is offered (the enwik8 loop always compiles).
+
+    Returns:
+        An `argparse.ArgumentParser(add_help=False)` for `parents=[...]`.
+    """
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("common options")
+    group.add_argument(
+        "--scale",
+        choices=scales,
+        default=default_scale,
+        help=f"problem and training size (default {default_scale}); 'small' "
+        "runs in minutes on a CPU, 'paper' uses the paper's settings",
+    )
+    group.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    group.add_argument(
+        "--out",
+        default=None,
+        help=out or "output directory",
+    )
+    group.add_argument(
+        "--verbose",
+        type=int,
+        choices=(0, 1, 2),
+        default=None,
+        help="0: quiet; 1: a progress bar; 2: one line per evaluation "
+        "(default: 1 on a terminal, 2 when output goes to a file or pipe)",
+    )
+    group.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="default",
+        help="tf.distribute strategy: default (one device), mirrored (all "
+        "local GPUs, else all logical CPUs) or tpu",
+    )
+    group.add_argument(
+        "--tpu",
+        default=None,
+        metavar="ADDRESS",
+        help="TPU address for --strategy tpu (default: the local or Colab TPU)",
+    )
+    if jit:
+        group.add_argument(
+            "--jit", action="store_true", help="compile the training step with XLA"
+        )
+    return parent
+
+
+def strategy_from(args):
+    """The `tf.distribute` strategy of `--strategy`/`--tpu`, made once.
+
+    A TPU that cannot be reached is a one-line error, not a traceback.
+    """
+    from keras_rda.lab.strategies import make_strategy
+
+    try:
+        return make_strategy(args.strategy, tpu=args.tpu)
+    except Exception as error:  # noqa: BLE001  (TPU resolvers raise many kinds)
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise CommandError(
+            f"--strategy {args.strategy}: {type(error).__name__}: {first}"
+        ) from None
+
+
+def resolve_verbose(verbose, stream=None):
+    """`--verbose` as given, or 1 on a terminal and 2 otherwise."""
+    if verbose is not None:
+        return verbose
+    stream = sys.stdout if stream is None else stream
+    try:
+        interactive = stream.isatty()
+    except (AttributeError, ValueError):
+        interactive = False
+    return 1 if interactive else 2
+
+
+def parse_kv(items, flag):
+    """`["a=1", "b=x"]` -> `{"a": 1, "b": "x"}`; values parsed as JSON when valid."""
+    out = {}
+    for item in items or ():
+        if "=" not in item:
+            raise CommandError(f"{flag} expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        try:
+            out[key.replace("-", "_")] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.replace("-", "_")] = value
+    return out
+
+
+def parse_int_list(text, flag):
+    """`"0,1,2"` -> `[0, 1, 2]` (distinct integers, in order)."""
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise CommandError(
+            f"{flag} expects comma-separated integers, got {text!r}"
+        ) from None
+    if not values or len(set(values)) != len(values):
+        raise CommandError(f"{flag} expects distinct integers, got {text!r}")
+    return values
+
+
+def positive(flag, value):
+    """`value` if it is None or >= 1, else a `CommandError` naming `flag`."""
+    try:
+        return validation.positive_int(flag, value, allow_none=True)
+    except ValueError as error:
+        raise CommandError(str(error)) from None

@@ -1,0 +1,44 @@
+"""The tensorflow-datasets path: IMDb, AG News and Yelp polarity reviews."""
+
+import numpy as np
+
+from keras_rda.lab.datasets.text_classification.sources import RawTexts
+
+
+def load_tfds(source, data_dir=None, max_examples=None, download=True):
+    """Train and test splits of `source.tfds` from tensorflow-datasets.
+
+    Args:
+        source: a `TextSource` with a `tfds` builder name.
+        data_dir: tensorflow-datasets' data directory (None: its default).
+        max_examples: read only the first `max_examples` of each split.
+        download: whether tensorflow-datasets may download and prepare.
+
+    Returns:
+        A `RawTexts`; a document is its `source.fields` joined by a space.
+    """
+    import tensorflow_datasets as tfds
+
+    splits = []
+    for split in ("train", "test"):
+        if max_examples is not None:
+            split = f"{split}[:{max_examples}]"
+        ds, info = tfds.load(
+            source.tfds,
+            split=split,
+            data_dir=data_dir,
+            download=download,
+            with_info=True,
+        )
+        texts, labels = [], []
+        for example in tfds.as_numpy(ds):
+            parts = [example[field] for field in source.fields]
+            texts.append(" ".join(p.decode("utf-8", "replace") for p in parts))
+            labels.append(int(example["label"]))
+        splits.append((texts, np.asarray(labels, np.int32)))
+    return RawTexts(
+        train=splits[0],
+        test=splits[1],
+        class_names=tuple(info.features["label"].names),
+        source=f"tensorflow-datasets {source.tfds}",
+    )

@@ -1,0 +1,123 @@
+"""Checkpoints of an enwik8 run that resume exactly where it stopped.
+
+A checkpoint (`tf.train.CheckpointManager` under `out_dir/checkpoints`, the
+last 3 kept) holds:
+
+- the model's weights;
+- the optimizer (Adam's moments and iteration count);
+- the step counter, which is also the data position: epoch =
+  `step // segments_per_epoch`, segment = `step % segments_per_epoch`;
+- the state carried across truncated-BPTT segments, gathered from all
+  replicas into `[global_batch, size]` tensors.
+
+`out_dir/config.json` records what the checkpoint was written for (model,
+sizes, batch, bptt, data length); resuming a different run in the same
+directory is refused, since its weights and state would not fit.
+TensorFlow only (`tf.train.Checkpoint`).
+"""
+
+import json
+import pathlib
+
+import tensorflow as tf
+
+from keras_rda.lab.enwik8 import replica_rows
+
+
+class TrainingCheckpoint:
+    """Saves and restores model, optimizer, step and carried state.
+
+    Creating it on a directory that holds a checkpoint restores the latest
+    one (and checks `run_config` against the saved one first).
+
+    Args:
+        out_dir: the run's directory; checkpoints go to `out_dir/checkpoints`,
+            the run's configuration to `out_dir/config.json`.
+        model: the model (its variables are saved).
+        optimizer: the built optimizer.
+        strategy: the `tf.distribute.Strategy` whose replicas carry the state.
+        state_sizes: size of each carried state tensor.
+        batch_size: the global batch (rows of the carried state).
+        run_config: a JSON-serialisable dict; a checkpoint written for another
+            `run_config` is not restored.
+
+    Attributes:
+        step: int64 `tf.Variable`, the number of steps done.
+        carried_state: one float32 `tf.Variable` `[batch_size, size]` per
+            state tensor, on the host (not mirrored: replicas differ).
+        restored_from: the path restored from, or None.
+
+    Raises:
+        ValueError: if `out_dir` holds a checkpoint of another `run_config`.
+    """
+
+    def __init__(
+        self, out_dir, model, optimizer, strategy, state_sizes, batch_size, run_config
+    ):
+        self.out_dir = pathlib.Path(out_dir)
+        self.strategy = strategy
+        self.batch_size = batch_size
+        with tf.device("CPU:0"):
+            self.step = tf.Variable(0, dtype=tf.int64, trainable=False, name="step")
+            self.carried_state = [
+                tf.Variable(
+                    tf.zeros([batch_size, s]),
+                    trainable=False,
+                    name=f"carried_state_{i}",
+                )
+                for i, s in enumerate(state_sizes)
+            ]
+        self._checkpoint = tf.train.Checkpoint(
+            model=model,
+            optimizer=optimizer,
+            step=self.step,
+            carried_state=self.carried_state,
+        )
+        self.manager = tf.train.CheckpointManager(
+            self._checkpoint, str(self.out_dir / "checkpoints"), max_to_keep=3
+        )
+        self._check_run_config(run_config)
+        self.restored_from = None
+        if self.manager.latest_checkpoint:
+            self._checkpoint.restore(self.manager.latest_checkpoint).assert_consumed()
+            self.restored_from = self.manager.latest_checkpoint
+
+    def save(self, states=None):
+        """Writes a checkpoint numbered by `step`.
+
+        Args:
+            states: the per-replica carried state (as the train step returns
+                it); when given, it replaces the saved carried state first.
+
+        Returns:
+            The checkpoint's path.
+        """
+        if states is not None:
+            gathered = replica_rows.gather(self.strategy, states)
+            for variable, value in zip(self.carried_state, gathered):
+                variable.assign(value)
+        return self.manager.save(checkpoint_number=int(self.step.numpy()))
+
+    def distributed_state(self):
+        """The saved carried state cut into the replicas' row blocks."""
+        return replica_rows.distribute(
+            self.strategy,
+            [v.read_value() for v in self.carried_state],
+            self.batch_size,
+        )
+
+    def _check_run_config(self, run_config):
+        """Refuses to resume a checkpoint written by a different setup."""
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        path = self.out_dir / "config.json"
+        if path.exists() and self.manager.latest_checkpoint:
+            saved = json.loads(path.read_text())
+            diff = {
+                k: (saved.get(k), v) for k, v in run_config.items() if saved.get(k) != v
+            }
+            if diff:
+                raise ValueError(
+                    f"{self.out_dir} holds a checkpoint of a different run "
+                    f"(saved vs now: {diff}); use another --out directory."
+                )
+        path.write_text(json.dumps(run_config, indent=2))

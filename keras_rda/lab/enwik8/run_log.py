@@ -1,0 +1,49 @@
+"""What an enwik8 run writes beside its checkpoints: scalars and results.
+
+- TensorBoard scalars under `out_dir/tensorboard` (`train/bpc`,
+  `train/chars_per_sec`, `valid/bpc`, `test/bpc`), written with TensorFlow
+  alone (`keras_rda.lab.runs.summaries`; `pip install tensorboard` only to
+  view them);
+- `out_dir/history.jsonl`: one `{"step": ..., name: value, ...}` per line;
+- `out_dir/results.json`: the final result of `Enwik8Trainer.train`.
+"""
+
+import json
+import pathlib
+
+import tensorflow as tf
+
+from keras_rda.lab.runs.summaries import write_scalars
+
+
+class RunLog:
+    """Writes scalars to TensorBoard and `history.jsonl`, and `results.json`.
+
+    Args:
+        out_dir: the run's output directory (must exist).
+    """
+
+    def __init__(self, out_dir):
+        self.out_dir = pathlib.Path(out_dir)
+        self._writer = None
+
+    def scalars(self, step, values):
+        """Logs `{name: float}` at `step` to TensorBoard and the history."""
+        if self._writer is None:
+            self._writer = tf.summary.create_file_writer(
+                str(self.out_dir / "tensorboard")
+            )
+        write_scalars(self._writer, values, step)
+        with open(self.out_dir / "history.jsonl", "a") as f:
+            f.write(json.dumps({"step": step, **values}) + "\n")
+
+    def history(self):
+        """The lines of `history.jsonl` written so far, as dicts."""
+        path = self.out_dir / "history.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    def results(self, result):
+        """Writes `result` (a JSON-serialisable dict) to `results.json`."""
+        (self.out_dir / "results.json").write_text(json.dumps(result, indent=2))

@@ -1,0 +1,9 @@
+"""keras_rda.lab.reporting: records, tables and plots.
+
+- `provenance`: what a record says about where it came from (command,
+  commit, versions, machine);
+- `report`: regenerates the tables in the README and `docs/` from
+  `results/` (`keras-rda report`);
+- `benchmark_tables`: renders the benchmark records;
+- `memory_plots`: the UW paper's figures.
+"""

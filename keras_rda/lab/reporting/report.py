@@ -1,0 +1,441 @@
+"""Reporting of training runs: results table, JSON record, learning curves."""
+
+import json
+import math
+import pathlib
+import re
+
+from keras_rda.lab.reporting.benchmark_tables import benchmark_markdown
+from keras_rda.lab.runs.runner import json_safe
+from keras_rda.lab.runs.runner import metric_key
+from keras_rda.utils import validation
+
+
+def _fmt(value, metric):
+    if value is None:
+        return "-"
+    if not math.isfinite(value):
+        return "nan"
+    if metric == "accuracy":
+        return f"{value:.4f}"
+    return f"{value:.4g}"
+
+
+def threshold_text(threshold):
+    """A `(metric, op, value)` criterion as text, e.g. `"accuracy > 0.99"`."""
+    if threshold is None:
+        return "threshold (the paper sets none)"
+    metric, op, value = threshold
+    return f"{metric} {op} {value:.4g}"
+
+
+def _steps_text(steps_to_threshold, steps, diverged=False):
+    text = str(steps_to_threshold) if steps_to_threshold is not None else f"> {steps}"
+    return text + (" (diverged)" if diverged else "")
+
+
+def _median(values):
+    """Median of sorted-able numbers, inf for "never"; None for no values."""
+    values = sorted(values)
+    if not values:
+        return None
+    n = len(values)
+    if n % 2:
+        return values[n // 2]
+    low, high = values[n // 2 - 1], values[n // 2]
+    return math.inf if math.isinf(high) else (low + high) / 2
+
+
+def _group(runs):
+    """Runs grouped by model, in first-seen order."""
+    groups = {}
+    for run in runs:
+        groups.setdefault(run["model"], []).append(run)
+    return groups
+
+
+def _score(run, metric):
+    return run["final"].get(metric_key(metric))
+
+
+def results_table(data):
+    """A Markdown table of the runs in record `data` (see `record`).
+
+    With one seed per model, columns: model, steps until the task's
+    threshold (`> N` when never met within the N steps run), the final
+    held-out score, the final held-out loss, trainable parameters and
+    wall-clock seconds. With several seeds per model: the number of seeds
+    and, for the steps until threshold and the final held-out score, the
+    median and the range `[min, max]` over seeds (a seed that never met
+    the threshold counts as more than its steps), then the median seconds.
+    """
+    metric = data["metric"]
+    groups = _group(data["runs"])
+    criterion = threshold_text(data["threshold"])
+    if all(len(runs) == 1 for runs in groups.values()):
+        lines = [
+            f"| model | steps until {criterion} | held-out {metric} "
+            "| held-out loss | params | seconds |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for (run,) in groups.values():
+            steps = _steps_text(
+                run["steps_to_threshold"], run["steps"], run["diverged"]
+            )
+            lines.append(
+                f"| {run['model']} | {steps} "
+                f"| {_fmt(_score(run, metric), metric)} "
+                f"| {_fmt(run['final'].get('loss'), 'loss')} | {run['params']:,} "
+                f"| {run['seconds']:.0f} |"
+            )
+    else:
+        lines = [
+            f"| model | seeds | steps until {criterion}: median [range] "
+            f"| held-out {metric}: median [range] | params | seconds (median) |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for name, runs in groups.items():
+            lines.append(
+                f"| {name} | {len(runs)} | {_steps_summary(runs)} "
+                f"| {_score_summary(runs, metric)} | {runs[0]['params']:,} "
+                f"| {_median([r['seconds'] for r in runs]):.0f} |"
+            )
+    if data.get("baseline") is not None:
+        lines.append("")
+        lines.append(f"Naive baseline {metric}: {_fmt(data['baseline'], metric)}")
+    return "\n".join(lines)
+
+
+def _steps_summary(runs):
+    def value(run):
+        s = run["steps_to_threshold"]
+        return math.inf if s is None else s
+
+    values = [value(r) for r in runs]
+    most = max(r["steps"] for r in runs)
+
+    def text(v):
+        return f"> {most}" if math.isinf(v) else f"{v:g}"
+
+    reached = sum(not math.isinf(v) for v in values)
+    diverged = sum(bool(r["diverged"]) for r in runs)
+    out = f"{text(_median(values))} [{text(min(values))}, {text(max(values))}]"
+    if reached < len(runs):
+        out += f" ({reached}/{len(runs)} met it)"
+    if diverged:
+        out += f" ({diverged} diverged)"
+    return out
+
+
+def _score_summary(runs, metric):
+    values = [_score(r, metric) for r in runs]
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if not finite:
+        return "nan"
+    out = (
+        f"{_fmt(_median(finite), metric)} "
+        f"[{_fmt(min(finite), metric)}, {_fmt(max(finite), metric)}]"
+    )
+    if len(finite) < len(values):
+        out += f" ({len(values) - len(finite)} nan)"
+    return out
+
+
+def record(results, task, scale=None, command=None):
+    """The JSON-serialisable record of runs on one task.
+
+    Besides the runs (each with its settings and seed, wall and CPU
+    seconds and whole learning curve) it carries what is needed to trust
+    and repeat it: the exact command, the keras_rda version and git
+    commit, the TensorFlow/Keras/backend versions and the machine.
+    """
+    from keras_rda.lab.reporting import provenance
+
+    return {
+        "task": task.name,
+        "task_params": task.config(),
+        "paper": task.paper,
+        "metric": task.metric,
+        "baseline": task.baseline,
+        "threshold": list(task.threshold) if task.threshold else None,
+        "scale": scale,
+        "command": command,
+        **provenance.provenance(),
+        "runs": [r.to_dict() for r in results],
+    }
+
+
+def write_json(path, data):
+    """Writes `data` as indented JSON (NaN written as null)."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(json_safe(data), indent=2) + "\n")
+    return path
+
+
+def write_table_record(path, table, command, append=False, **lists):
+    """Writes a table record (`columns`, `rows`: see `render`) of a script.
+
+    Args:
+        path: where the record goes.
+        table: `{"benchmark", "columns", "rows"}` and optionally `align`
+            and `notes`.
+        command: the command that measured these rows.
+        append: add the rows (and `lists`) to the record already at `path`,
+            keeping its commands: one table from several commands.
+        **lists: further per-row or per-trial lists kept in the record,
+            extended the same way (e.g. `trials`).
+
+    Returns:
+        The path written.
+    """
+    from keras_rda.lab.reporting import provenance
+
+    path = pathlib.Path(path)
+    old = json.loads(path.read_text()) if append and path.is_file() else {}
+    record = {**old, **table, **provenance.provenance()}
+    record["commands"] = old.get("commands", []) + [command]
+    record["command"] = " && ".join(record["commands"])
+    record["rows"] = old.get("rows", []) + list(table["rows"])
+    for key, values in lists.items():
+        record[key] = old.get(key, []) + list(values)
+    return write_json(path, record)
+
+
+def _merged_history(history):
+    """History lines merged by step, the last value of each scalar kept (a
+    resumed run logs the steps after its checkpoint again), in step order."""
+    steps = {}
+    for line in history:
+        line = dict(line)
+        steps.setdefault(line.pop("step"), {}).update(line)
+    return [{"step": step, **steps[step]} for step in sorted(steps)]
+
+
+def add_enwik8_run(path, run):
+    """Adds one finished `keras-rda enwik8` run to the record at `path`.
+
+    The record (`{"experiment": "enwik8", "runs": {model: run}}`) holds one
+    run per model; a rerun of a model replaces its run. Each run carries
+    its own command, seed, provenance and history, since the runs of one
+    record may come from different commits.
+
+    Args:
+        path: the record's path (created if missing).
+        run: the trainer's result (`model`, `step`, `valid_bpc`,
+            `test_bpc`, `preset`, ...) with `command`, `seed`, `data` and
+            `history` (the lines of `history.jsonl`).
+
+    Returns:
+        The path written.
+    """
+    from keras_rda.lab.reporting import provenance
+
+    path = pathlib.Path(path)
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    history = _merged_history(run["history"])
+    speeds = [h["train/chars_per_sec"] for h in history if "train/chars_per_sec" in h]
+    run = {
+        **run,
+        **provenance.provenance(),
+        "history": history,
+        # The first logging interval includes XLA's compilation.
+        "median_chars_per_sec": _median(speeds[1:] or speeds),
+    }
+    data.setdefault("experiment", "enwik8")
+    data.setdefault("runs", {})[run["model"]] = run
+    return write_json(path, data)
+
+
+def enwik8_table(data):
+    """The Markdown table of an enwik8 record (see `add_enwik8_run`): per
+    model the validation BPC at each evaluation (the last in bold), the
+    test BPC and the median training characters per second."""
+    runs = data["runs"]
+    evaluations = {
+        model: {h["step"]: h["valid/bpc"] for h in run["history"] if "valid/bpc" in h}
+        for model, run in runs.items()
+    }
+    steps = sorted({step for points in evaluations.values() for step in points})
+    lines = [
+        "| model | valid BPC at "
+        + " / ".join(f"{s:,}" for s in steps)
+        + " steps | test BPC | training characters / s |",
+        "|---|---|---:|---:|",
+    ]
+    for model, run in runs.items():
+        points = evaluations[model]
+        cells = [f"{points[s]:.3f}" if s in points else "-" for s in steps]
+        last = max(i for i, s in enumerate(steps) if s in points)
+        cells[last] = f"**{cells[last]}**"
+        lines.append(
+            f"| {model} | {' / '.join(cells)} | {run['test_bpc']:.3f} "
+            f"| {run['median_chars_per_sec']:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def _points(run, key):
+    points = [(c["step"], c.get(key)) for c in run["curve"]]
+    return [(s, v) for s, v in points if v is not None and math.isfinite(v)]
+
+
+def plot_curves(data, path, title=None):
+    """Plots held-out score against training step for the runs in record `data`.
+
+    Like the papers' figures: the task metric (log scale for losses), the
+    naive baseline dashed and the threshold dotted. A model run over
+    several seeds is drawn as one faint line per seed and its median over
+    the seeds (at the steps every seed reached) in bold.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metric = data["metric"]
+    key = "val_" + metric_key(metric)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for index, (name, runs) in enumerate(_group(data["runs"]).items()):
+        color = f"C{index % 10}"
+        curves = [dict(_points(run, key)) for run in runs]
+        if len(runs) == 1:
+            if curves[0]:
+                ax.plot(*zip(*curves[0].items()), color=color, label=name, lw=1.6)
+            continue
+        for curve in curves:
+            if curve:
+                ax.plot(*zip(*curve.items()), color=color, alpha=0.25, lw=0.8)
+        common = sorted(set.intersection(*(set(c) for c in curves)))
+        if common:
+            median = [_median([c[s] for c in curves]) for s in common]
+            ax.plot(common, median, color=color, lw=2.2, label=f"{name} (median)")
+    if data.get("baseline") is not None:
+        ax.axhline(
+            data["baseline"],
+            color="gray",
+            linestyle="--",
+            linewidth=1,
+            label="naive baseline",
+        )
+    threshold = data.get("threshold")
+    if threshold is not None and metric_key(threshold[0]) == metric_key(metric):
+        ax.axhline(
+            threshold[2], color="black", linestyle=":", linewidth=1, label="threshold"
+        )
+    if metric != "accuracy":
+        ax.set_yscale("log")
+    ax.set_xlabel("training step")
+    ax.set_ylabel(f"held-out {metric}")
+    ax.set_title(title or data["task"])
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+# --- Tables in the docs, rebuilt from records (`keras-rda report`) ---------
+
+# A marker starts a line (an indented one, as in a docs example, is text).
+MARKER = re.compile(
+    r"^(<!-- keras-rda report: (?P<name>[^\s]+) -->\n)(?P<body>.*?)"
+    r"^(<!-- /keras-rda report -->)",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def table_record_markdown(data):
+    """The Markdown table of a table record (`{"columns": [...], "rows": [...]}`)."""
+    columns = data["columns"]
+    align = data.get("align") or ["---"] + ["---:"] * (len(columns) - 1)
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join(align) + "|"]
+    for row in data["rows"]:
+        if len(row) != len(columns):
+            raise validation.invalid_value("rows", f"rows of {len(columns)} cells", row)
+        lines.append("| " + " | ".join(str(cell) for cell in row) + " |")
+    return "\n".join(lines)
+
+
+def render(data, name):
+    """The Markdown a record stands for in the docs: its table and its command.
+
+    `data` is a run record (written by `keras-rda train`/`compare`, with
+    `"runs"`), a benchmark record (`benchmarks/*.py --json`; see
+    `keras_rda.lab.reporting.benchmark_tables`), or a table record (with
+    `"columns"` and `"rows"`; see docs/experiments.md).
+    """
+    benchmark = None if "runs" in data else benchmark_markdown(data)
+    enwik8 = isinstance(data.get("runs"), dict)
+    if enwik8:
+        table = enwik8_table(data)
+    elif "runs" in data:
+        table = results_table(data)
+    elif benchmark is not None:
+        table = benchmark
+    elif "columns" in data and "rows" in data:
+        table = table_record_markdown(data)
+    else:
+        raise validation.invalid_value(
+            "record",
+            f"a run record (with `runs`) or a table record (with `columns` and "
+            f"`rows`) in {name!r}",
+            sorted(data),
+        )
+    lines = [table, ""]
+    for note in data.get("notes", ()):
+        lines += [note, ""]
+    command = data.get("command")
+    source = f"`results/{name}.json`"
+    commands = (
+        [r["command"] for r in data["runs"].values() if "command" in r]
+        if enwik8
+        else []
+    )
+    if commands:
+        lines.append("Commands (record " + source + "):")
+        lines += ["", "```", *commands, "```"]
+    elif command:
+        lines.append(f"Command: `{command}` (record {source}).")
+    else:
+        lines.append(f"Record: {source}.")
+    return "\n".join(lines) + "\n"
+
+
+def load_record(results_dir, name):
+    """The record `results_dir/NAME.json`."""
+    path = pathlib.Path(results_dir) / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no record {path} (named by a report marker)")
+    return json.loads(path.read_text())
+
+
+def rebuild_tables(text, results_dir):
+    """`text` with every marked table rebuilt from its record.
+
+    A marked table is the text between `<!-- keras-rda report: NAME -->`
+    and `<!-- /keras-rda report -->`, each at the start of a line, where
+    NAME is a record's path in `results_dir` without `.json` (e.g.
+    `multicopy-compare` or `benchmarks/rda_speed`).
+
+    Returns:
+        `(new_text, names)`: the rebuilt text and the record names used.
+    """
+    names = []
+
+    def replace(match):
+        name = match.group("name")
+        names.append(name)
+        body = render(load_record(results_dir, name), name)
+        return match.group(1) + body + match.group(4)
+
+    return MARKER.sub(replace, text), names
+
+
+def documents(root):
+    """The Markdown files whose tables `keras-rda report` rebuilds."""
+    root = pathlib.Path(root)
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]

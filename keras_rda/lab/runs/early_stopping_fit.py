@@ -1,0 +1,204 @@
+"""`model.fit` over epochs with early stopping, checkpointed and resumable.
+
+The UW paper's classification experiments (Le, Tran & Venkatesh 2019,
+sections 3.5-3.6) train over epochs of a fixed data set and stop early on a
+validation split. At the paper's sizes one model takes hours on a CPU, so a
+run must survive being killed: `fit_with_early_stopping` checkpoints after
+every epoch into a `keras_rda.lab.runs.runner.RunCheckpoint` directory
+and a rerun with the same settings continues where it stopped.
+
+A resumed run is the run an uninterrupted one would have been: each epoch's
+order of the training examples is drawn from `(seed, epoch)` alone, and the
+early-stopping state (the best validation loss, its epoch, the epochs since,
+the best weights) is part of the checkpoint.
+"""
+
+import os
+import time
+
+import numpy as np
+
+from keras_rda.lab.runs.runner import RunCheckpoint
+from keras_rda.utils import validation
+
+MONITOR = "val_loss"
+
+
+def fit_with_early_stopping(
+    model,
+    x,
+    y,
+    *,
+    epochs,
+    batch_size,
+    validation_split=0.1,
+    patience=5,
+    seed=0,
+    checkpoint_dir=None,
+    fingerprint=None,
+    verbose=2,
+):
+    """Trains a compiled model until the validation loss stops improving.
+
+    Like `model.fit(x, y, validation_split=..., callbacks=[EarlyStopping(
+    patience=patience, restore_best_weights=True)])`: the last
+    `validation_split` of the examples are held out (before any shuffling),
+    training stops after `patience` epochs without a lower validation loss,
+    and the model ends with the weights of its best epoch. Unlike it, every
+    epoch is checkpointed and a killed run resumes.
+
+    Args:
+        model: a compiled Keras model.
+        x: training inputs, `[examples, ...]`.
+        y: training targets, `[examples, ...]`.
+        epochs: the most epochs to train.
+        batch_size: examples per step.
+        validation_split: fraction of the examples, taken from the end,
+            scored after every epoch (in (0, 1)).
+        patience: epochs without improvement before stopping (>= 1).
+        seed: seed of the per-epoch shuffles.
+        checkpoint_dir: where to checkpoint after every epoch; a rerun with
+            the same `fingerprint` resumes from it, or returns the finished
+            run without training. None: no checkpoints.
+        fingerprint: JSON-able description of the run (model and settings);
+            a checkpoint directory holding another fingerprint is refused
+            (`CheckpointMismatch`). Required with `checkpoint_dir`.
+        verbose: Keras's `fit` verbosity (0, 1 or 2).
+
+    Returns:
+        A dict: `history` (each Keras log key -> one value per epoch),
+        `epochs` (epochs trained), `best_epoch` (1-based epoch whose weights
+        the model ends with), `stopped_early`, `seconds` and `cpu_seconds`
+        (over every part of a resumed run), and `resumed_from` (the epoch
+        this call started at: 0 for a fresh run, `epochs` for one that had
+        finished earlier).
+    """
+    epochs = validation.int_at_least("epochs", epochs, 1)
+    batch_size = validation.int_at_least("batch_size", batch_size, 1)
+    patience = validation.int_at_least("patience", patience, 1)
+    validation_split = validation.in_range(
+        "validation_split", validation_split, 0.0, 1.0, False, False
+    )
+    validation.int_in_range("verbose", verbose, 0, 2)
+    x, y = np.asarray(x), np.asarray(y)
+    if len(x) != len(y):
+        raise validation.invalid_value(
+            "y", f"as many examples as `x` ({len(x)})", f"{len(y)} examples"
+        )
+    held_out = int(round(len(x) * validation_split))
+    if not 0 < held_out < len(x):
+        raise validation.invalid_value(
+            "validation_split",
+            f"a fraction leaving training and validation examples of {len(x)}",
+            validation_split,
+        )
+    split = len(x) - held_out
+    x_train, y_train, x_val, y_val = x[:split], y[:split], x[split:], y[split:]
+
+    checkpoint = None
+    if checkpoint_dir is not None:
+        if fingerprint is None:
+            raise validation.invalid_value(
+                "fingerprint", "a description of the run with `checkpoint_dir`", None
+            )
+        checkpoint = RunCheckpoint(checkpoint_dir, fingerprint)
+        if checkpoint.finished() is not None:
+            checkpoint.load_final(model)
+            if verbose:
+                print(f"finished earlier ({checkpoint.directory})")
+            return {**checkpoint.finished(), "resumed_from": epochs}
+
+    state = {
+        "history": {},
+        "best": None,
+        "best_epoch": 0,
+        "wait": 0,
+        "seconds": 0.0,
+        "cpu_seconds": 0.0,
+    }
+    start = 0
+    latest = checkpoint.latest() if checkpoint is not None else None
+    if latest is not None:
+        checkpoint.restore(model, latest)
+        start = latest.pop("epoch")
+        latest.pop("weights")
+        state.update(latest)
+        if verbose:
+            print(f"resuming after epoch {start} ({checkpoint.directory})")
+    best_weights = model.get_weights()
+    if state["best_epoch"]:
+        best_weights = _load_weights(_best_path(checkpoint, state["best_epoch"]))
+
+    clock = (time.perf_counter(), time.process_time())
+    base = (state["seconds"], state["cpu_seconds"])
+    epoch = start
+    while epoch < epochs and state["wait"] < patience:
+        order = np.random.default_rng([seed, epoch]).permutation(split)
+        logs = model.fit(
+            x_train[order],
+            y_train[order],
+            batch_size=batch_size,
+            initial_epoch=epoch,
+            epochs=epoch + 1,
+            validation_data=(x_val, y_val),
+            shuffle=False,
+            verbose=verbose,
+        ).history
+        epoch += 1
+        for key, values in logs.items():
+            state["history"].setdefault(key, []).append(float(values[-1]))
+        loss = state["history"][MONITOR][-1]
+        if np.isfinite(loss) and (state["best"] is None or loss < state["best"]):
+            state.update(best=loss, best_epoch=epoch, wait=0)
+            best_weights = model.get_weights()
+            if checkpoint is not None:
+                _save_weights(best_weights, _best_path(checkpoint, epoch))
+        else:
+            state["wait"] += 1
+        state["seconds"] = base[0] + time.perf_counter() - clock[0]
+        state["cpu_seconds"] = base[1] + time.process_time() - clock[1]
+        if checkpoint is not None:
+            checkpoint.save(model, epoch, state)
+            _drop_best_weights(checkpoint, keep=state["best_epoch"])
+
+    model.set_weights(best_weights)
+    result = {
+        "history": state["history"],
+        "epochs": epoch,
+        "best_epoch": state["best_epoch"],
+        "stopped_early": epoch < epochs,
+        "seconds": state["seconds"],
+        "cpu_seconds": state["cpu_seconds"],
+    }
+    if checkpoint is not None:
+        checkpoint.finish(model, result)
+        _drop_best_weights(checkpoint, keep=None)
+    return {**result, "resumed_from": start}
+
+
+def _best_path(checkpoint, epoch):
+    """Where the weights of `epoch`, when it was the best, are kept.
+
+    Named by epoch: the checkpoint (`latest.json`) names the best epoch, so a
+    kill between writing these and writing the checkpoint leaves the
+    checkpoint's own best weights in place.
+    """
+    return checkpoint.directory / f"best-{epoch}.npz"
+
+
+def _save_weights(weights, path):
+    """Writes a list of arrays (`model.get_weights()`) to `path` atomically."""
+    tmp = path.with_name("tmp-" + path.name)
+    np.savez(tmp, *weights)
+    os.replace(tmp, path)
+
+
+def _drop_best_weights(checkpoint, keep):
+    for path in checkpoint.directory.glob("best-*.npz"):
+        if keep is None or path != _best_path(checkpoint, keep):
+            path.unlink()
+
+
+def _load_weights(path):
+    with np.load(path) as stored:
+        return [stored[f"arr_{i}"] for i in range(len(stored.files))]

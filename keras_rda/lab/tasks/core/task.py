@@ -1,0 +1,262 @@
+"""The `Task` base class.
+
+Every synthetic task of the five papers is a subclass of `Task`: a seeded,
+endless stream of batches `(inputs, targets, sample_weight)` generated on the
+fly with NumPy, so that long sequences and unlimited fresh batches cost no
+memory beyond one batch. The command line (`keras-rda`) finds tasks by name
+through `keras_rda.lab.tasks.core.registry.get_task`.
+"""
+
+import abc
+import itertools
+
+import numpy as np
+
+from keras_rda.utils import validation
+
+SCALES = ("small", "paper")
+
+# Training settings every task starts from; a task overrides entries in its
+# `training_scales`. "small" is sized for a few minutes on a laptop CPU,
+# "paper" is the RDA paper's section 6.1 (250 units, batches of 100).
+DEFAULT_TRAINING = {
+    "small": {
+        "steps": 300,
+        "batch_size": 32,
+        "units": 64,
+        "eval_every": 25,
+        "eval_examples": 200,
+    },
+    "paper": {
+        "steps": 10000,
+        "batch_size": 100,
+        "units": 250,
+        "eval_every": 100,
+        "eval_examples": 1000,
+    },
+}
+
+
+class Task(abc.ABC):
+    """Base class of a synthetic sequence task.
+
+    Subclasses set the class attributes below and implement `generate`.
+
+    Class attributes:
+        name: registry name, e.g. `"addition"`.
+        paper: where the task comes from, e.g. `"RDA paper, section 6.3"`.
+        description: one line for `keras-rda tasks`.
+        output: `"regression"` (real-valued targets, MSE loss) or
+            `"classification"` (integer class targets, cross-entropy).
+        per_step: True when there is a target at every time step
+            (`targets` is `[batch, time]` or `[batch, time, dim]`), False
+            when there is one target per sequence.
+        num_classes: number of classes for classification, else None.
+        metric: the score reported in tables: `"mse"`, `"accuracy"` or
+            `"crossentropy"`.
+        baseline: the naive baseline of the paper on `metric`
+            (e.g. 0.167 MSE for the adding problem), or None.
+        threshold: `(metric, op, value)`, the paper's "solved" criterion used
+            for "steps until threshold", e.g. `("loss", "<", 0.001)`; or None.
+        paper_steps: the number of training steps the paper reports on, or
+            None.
+        masked: True when sequences of different lengths are zero-padded to
+            a common length: every padded step is an all-zero input vector
+            (real steps never are), so a model masks them with
+            `keras.layers.Masking(mask_value=0.0)`; `sample_weight` is 0 on
+            padded steps of per-step targets.
+        learn_initial_state: True when the paper lets the units learn their
+            initial state on this task (zoo builders that can, do).
+        seq_len_param: the constructor argument that `--seq-len` sets (e.g.
+            `"length"`), or None when the task has no length.
+        scales: `{"small": {...}}`, constructor arguments that shorten the
+            task for `--scale small`; the constructor's defaults are the
+            papers' settings (`--scale paper`).
+        preset_of: for a preset (`register_preset`), the registry name (or
+            class name) of the task whose generator it runs with other
+            defaults; else None.
+        training_scales: per-scale overrides of `DEFAULT_TRAINING`
+            (`steps`, `batch_size`, `units`, `eval_every`, `eval_examples`,
+            and optionally `learning_rate` and `clipvalue`, which then
+            override the zoo model's at that scale: the paper trained every
+            model of its comparison alike).
+
+    Instance attributes:
+        input_dim: size of the last axis of `inputs`.
+        output_dim: size of the model's output layer (1 for regression of
+            one value, `num_classes` for classification).
+    """
+
+    name = None
+    paper = ""
+    description = ""
+    output = "regression"
+    per_step = False
+    num_classes = None
+    metric = "mse"
+    baseline = None
+    threshold = None
+    paper_steps = None
+    masked = False
+    learn_initial_state = False
+    preset_of = None
+    seq_len_param = None
+    scales = {}
+    training_scales = {}
+
+    input_dim = 1
+
+    @classmethod
+    def at_scale(cls, scale="paper", **overrides):
+        """The task with the parameters of `scale`, then `overrides`.
+
+        Args:
+            scale: `"paper"` (the constructor's defaults, the papers'
+                settings) or `"small"` (the shortened settings in
+                `cls.scales["small"]`).
+            **overrides: constructor arguments that win over the scale's.
+        """
+        validation.one_of("scale", scale, SCALES)
+        kwargs = dict(cls.scales.get(scale, {}))
+        kwargs.update(overrides)
+        return cls(**kwargs)
+
+    @classmethod
+    def training_settings(cls, scale="paper"):
+        """Steps, batch size, units and evaluation cadence for `scale`.
+
+        `DEFAULT_TRAINING[scale]` updated with `cls.training_scales[scale]`;
+        at paper scale `steps` defaults to `cls.paper_steps` when set.
+        """
+        validation.one_of("scale", scale, SCALES)
+        settings = dict(DEFAULT_TRAINING[scale])
+        if scale == "paper" and cls.paper_steps:
+            settings["steps"] = cls.paper_steps
+        settings.update(cls.training_scales.get(scale, {}))
+        return settings
+
+    @classmethod
+    def paper_params(cls):
+        """The constructor's defaults: the paper's task parameters."""
+        import inspect
+
+        return {
+            k: p.default
+            for k, p in inspect.signature(cls.__init__).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+
+    @classmethod
+    def shortened(cls):
+        """What `--scale small` changes, as `{param: (paper, small)}`."""
+        defaults = cls.paper_params()
+        small = cls.scales.get("small", {})
+        return {k: (defaults.get(k), v) for k, v in small.items()}
+
+    @property
+    def output_dim(self):
+        return self.num_classes if self.output == "classification" else 1
+
+    @property
+    def loss(self):
+        """The Keras loss for this task (models emit logits for classes)."""
+        import keras
+
+        if self.output == "classification":
+            return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        return keras.losses.MeanSquaredError()
+
+    def keras_metrics(self):
+        """The Keras metrics that report this task's scores during training.
+
+        Accuracy for classification, MSE for regression; a task whose paper
+        scores regression by a tolerance (e.g. |error| < 0.04) overrides this.
+        Metrics are weighted by the task's `sample_weight`.
+        """
+        import keras
+
+        if self.output == "classification":
+            return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+        return [keras.metrics.MeanSquaredError(name="mse")]
+
+    @abc.abstractmethod
+    def generate(self, batch_size, rng):
+        """Draws one batch.
+
+        Args:
+            batch_size: number of sequences.
+            rng: a `numpy.random.Generator`.
+
+        Returns:
+            `(inputs, targets, sample_weight)`: `inputs` is float32
+            `[batch, time, input_dim]`; `targets` float32 (regression) or
+            int32 (classification); `sample_weight` is float32 with the shape
+            of the per-example loss (`[batch]` or `[batch, time]`), zero where
+            a step must not count (padding, steps with no target).
+        """
+
+    def batches(self, batch_size, seed=0):
+        """An endless generator of batches drawn with `numpy` seeded by `seed`."""
+        rng = np.random.default_rng(seed)
+        while True:
+            yield self.generate(batch_size, rng)
+
+    def held_out(self, num_examples, seed=12345, batch_size=None):
+        """A fixed evaluation set: one batch of `num_examples` examples.
+
+        Drawn from a seed distinct from training streams, so that a model is
+        always scored on the same sequences.
+        """
+        del batch_size
+        rng = np.random.default_rng(seed)
+        return self.generate(num_examples, rng)
+
+    def dataset(self, batch_size, seed=0, skip=0):
+        """An endless stream of batches for `model.fit`, on any backend.
+
+        On TensorFlow a `tf.data.Dataset` that draws the batches of
+        `batches(batch_size, seed)` in the background (prefetch 2); on JAX
+        and PyTorch the same batches as a Python generator.
+
+        Args:
+            batch_size: sequences per batch.
+            seed: seed of the stream; the same seed gives the same batches.
+            skip: batches to drop from the start (a run resumed after
+                `skip` steps sees the batches it would have seen).
+
+        Returns:
+            An iterable of `(inputs, targets, sample_weight)` batches.
+        """
+        import keras
+
+        skip = validation.non_negative_int("skip", skip)
+        if keras.backend.backend() != "tensorflow":
+            # `model.fit` takes a generator, not any iterator.
+            return (
+                b for b in itertools.islice(self.batches(batch_size, seed), skip, None)
+            )
+        import tensorflow as tf
+
+        x, y, w = self.generate(1, np.random.default_rng(seed))
+
+        def spec(a):
+            shape = (None,) + tuple(None for _ in a.shape[1:])
+            return tf.TensorSpec(shape=shape, dtype=tf.as_dtype(a.dtype))
+
+        data = tf.data.Dataset.from_generator(
+            lambda: self.batches(batch_size, seed),
+            output_signature=(spec(x), spec(y), spec(w)),
+        )
+        return data.skip(skip).prefetch(2)
+
+    def config(self):
+        """The task's parameters as a dict (for JSON records)."""
+        return {
+            k: v
+            for k, v in vars(self).items()
+            if not k.startswith("_") and isinstance(v, (int, float, str, bool))
+        }
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
+        return f"{type(self).__name__}({args})"

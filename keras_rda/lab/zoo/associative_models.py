@@ -1,0 +1,83 @@
+"""Zoo entries of the WeiNet paper's associative recall comparison (Table 1).
+
+"weinet", "weinet-rc" (the row x column update of Figure 3), "fw-ln",
+"lstm-ln" and "rhn": one recurrent layer of 50 units
+reading the sequence, a linear read-out of its last output (logits), and the
+paper's training settings: Adam, learning rate 1e-4, batch 128, gradient
+clipping to [-5, 5] (WeiNet paper, Experiments and appendix). The plain
+"lstm" of the same comparison is registered by the experiments package.
+"""
+
+import keras
+
+from keras_rda.cells import FastWeightsCell
+from keras_rda.cells import LayerNormLSTMCell
+from keras_rda.cells import RecurrentHighwayCell
+from keras_rda.cells import WeiNetCell
+from keras_rda.lab.zoo.registry import register_model
+from keras_rda.lab.zoo.rnn_models import sequence_model
+
+PAPER = "WeiNet paper (Zhang & Zhou), Experiments and appendix"
+SETTINGS = dict(
+    paper=PAPER, learning_rate=1e-4, clipvalue=5.0, batch_size=128, units=50
+)
+
+
+def sequence_classifier(task, cell, name):
+    """`Input -> RNN(cell) -> Dense(task.output_dim)` (per step if needed)."""
+    layer = keras.layers.RNN(cell, return_sequences=task.per_step, name="rnn")
+    return sequence_model(task, layer, name, head_name="readout")
+
+
+@register_model(
+    "weinet",
+    description="WeiNet: one learned auto-associative memory (eq. 2, 5-7)",
+    **SETTINGS,
+)
+def build_weinet(task, units=50, num_memories=1, update="elementwise", router=False):
+    """WeiNet: one learned auto-associative memory (eq. 2, 5-7)."""
+    cell = WeiNetCell(units, num_memories=num_memories, update=update, router=router)
+    return sequence_classifier(task, cell, "weinet")
+
+
+@register_model(
+    "weinet-rc",
+    description="WeiNet with row x column update weights (Figure 3, O(H) params)",
+    **SETTINGS,
+)
+def build_weinet_row_col(task, units=50, num_memories=1, router=False):
+    """WeiNet with the "row and col" memory update of Figure 3."""
+    cell = WeiNetCell(units, num_memories=num_memories, update="row_col", router=router)
+    return sequence_classifier(task, cell, "weinet_rc")
+
+
+@register_model(
+    "fw-ln",
+    description="Fast weights with layer norm (Ba et al. 2016), lambda 0.95, eta 0.5",
+    **SETTINGS,
+)
+def build_fast_weights(task, units=50, inner_steps=1):
+    """Fast weights with layer normalisation (FW-LN)."""
+    cell = FastWeightsCell(units, inner_steps=inner_steps)
+    return sequence_classifier(task, cell, "fw_ln")
+
+
+@register_model(
+    "lstm-ln",
+    description="Layer-normalised LSTM (Ba, Kiros & Hinton 2016)",
+    **SETTINGS,
+)
+def build_lstm_ln(task, units=50):
+    """Layer-normalised LSTM."""
+    return sequence_classifier(task, LayerNormLSTMCell(units), "lstm_ln")
+
+
+@register_model(
+    "rhn",
+    description="Recurrent highway network, coupled gates, layer norm (Zilly 2016)",
+    **SETTINGS,
+)
+def build_rhn(task, units=50, depth=2):
+    """Recurrent highway network with coupled gates and layer norm (RHN-LN)."""
+    cell = RecurrentHighwayCell(units, depth=depth, layer_norm=True)
+    return sequence_classifier(task, cell, "rhn")

@@ -1,0 +1,149 @@
+"""The model zoo: named models for the papers' comparisons.
+
+A zoo entry turns a `keras_rda.lab.tasks.Task` into an uncompiled `keras.Model`
+with the right head for the task, plus the optimiser settings of the paper
+the model comes from. The command line looks models up here by name.
+
+Register a model with the decorator:
+
+```python
+@register_model("rda", paper="RDA paper, section 6.1", learning_rate=1e-3,
+                clipvalue=1.0)
+def build_rda(task, units=250):
+    ...
+    return keras.Model(inputs, outputs)
+```
+"""
+
+import dataclasses
+from collections.abc import Callable
+
+from keras_rda.utils import validation
+
+_REGISTRY = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """A named model recipe.
+
+    Attributes:
+        name: registry name (`"rda"`, `"lstm"`, `"dnc-uw"`, ...).
+        build: `build(task, **overrides) -> keras.Model`, uncompiled, whose
+            output matches `task.output_dim` (logits for classification).
+        description: one line for `keras-rda models`.
+        paper: the source of the model and of its settings.
+        learning_rate: Adam learning rate of the paper.
+        clipvalue: element-wise gradient clipping of the paper, or None.
+        batch_size: the paper's batch size.
+        units: the paper's hidden size (informational; `build` default).
+        layer: for single-layer recurrent models, `layer(units, **kwargs)`
+            returning the model's recurrent Keras layer with the zoo's
+            settings (other models built around the same unit, such as the
+            enwik8 character model, use it so that a name means one unit);
+            None for other models.
+    """
+
+    name: str
+    build: Callable
+    description: str = ""
+    paper: str = ""
+    learning_rate: float = 1e-3
+    clipvalue: float | None = None
+    batch_size: int = 100
+    units: int | None = None
+    layer: Callable | None = None
+
+    def gradient_clip(self, clipvalue=None, clipnorm=None):
+        """The optimiser's clipping arguments: `{"clipvalue": v}`,
+        `{"clipnorm": n}` or `{}`.
+
+        Args:
+            clipvalue: overrides the model's element-wise gradient clip
+                (a task whose paper trains every model alike sets it);
+                0 means none.
+            clipnorm: clip each gradient tensor's norm to this instead
+                (Keras's `clipnorm`); pass `clipvalue=0` with it, since Keras
+                would silently ignore an element-wise clip next to it.
+
+        Raises:
+            ValueError: `clipnorm` with a non-zero element-wise clip.
+        """
+        clip = clipvalue if clipvalue is not None else self.clipvalue
+        if clipnorm:
+            if clip:
+                raise ValueError(
+                    f"Received an invalid value for argument `clipnorm`, "
+                    f"expected it without an element-wise clip (pass "
+                    f"clipvalue=0), got clipnorm={clipnorm!r} with "
+                    f"clipvalue={clip!r}"
+                )
+            return {"clipnorm": clipnorm}
+        return {"clipvalue": clip} if clip else {}  # None or 0: no clipping
+
+    def optimizer(self, learning_rate=None, clipvalue=None, clipnorm=None):
+        """A fresh Adam optimiser with the paper's settings.
+
+        Args:
+            learning_rate: overrides the model's learning rate.
+            clipvalue, clipnorm: see `gradient_clip`.
+        """
+        import keras
+
+        return keras.optimizers.Adam(
+            learning_rate=learning_rate or self.learning_rate,
+            **self.gradient_clip(clipvalue, clipnorm),
+        )
+
+
+def register_model(
+    name,
+    *,
+    description="",
+    paper="",
+    learning_rate=1e-3,
+    clipvalue=None,
+    batch_size=100,
+    units=None,
+    layer=None,
+):
+    """Decorator registering `build(task, **overrides)` as zoo model `name`.
+
+    `layer` is the model's recurrent-layer factory (see `ModelSpec.layer`).
+    """
+
+    def decorator(build):
+        if name in _REGISTRY:
+            raise ValueError(f"A model named {name!r} is already registered.")
+        _REGISTRY[name] = ModelSpec(
+            name=name,
+            build=build,
+            description=description or (build.__doc__ or "").strip().split("\n")[0],
+            paper=paper,
+            learning_rate=learning_rate,
+            clipvalue=clipvalue,
+            batch_size=batch_size,
+            units=units,
+            layer=layer,
+        )
+        return build
+
+    return decorator
+
+
+def model_names():
+    """Sorted names of all registered models."""
+    return sorted(_REGISTRY)
+
+
+def get_model_spec(name):
+    """The `ModelSpec` registered as `name`.
+
+    Raises:
+        ValueError: if there is no such model; the message lists valid names.
+    """
+    if name not in _REGISTRY:
+        raise validation.invalid_value(
+            "model", f"one of {', '.join(model_names())}", name
+        )
+    return _REGISTRY[name]

@@ -1,3 +1,0 @@
-"""The WeiNet paper's task (Zhang & Zhou): associative recall."""
-
-from keras_rda.tasks.weinet_paper.associative_recall import AssociativeRecall
