@@ -57,6 +57,11 @@ MOVED = {
         "keras_rda.memory.schedules.cached_uniform_writing"
     ),
     "keras_rda.memory.random_writing": "keras_rda.memory.schedules.random_writing",
+    "keras_rda.memory.memory_cell": "keras_rda.memory.base_memory_cell",
+    "keras_rda.memory.memory_rnn": "keras_rda.memory.base_memory_rnn",
+    "keras_rda.cells.cell_base": "keras_rda.cells.base_cell",
+    "keras_rda.cells.attention_cell_base": "keras_rda.cells.base_attention_cell",
+    "keras_rda.layers.cell_rnn": "keras_rda.layers.base_rnn",
     "keras_rda.utils.strategies": "keras_rda.lab.strategies",
     "keras_rda.utils.summaries": "keras_rda.lab.runs.summaries",
 }

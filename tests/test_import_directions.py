@@ -196,8 +196,7 @@ def test_import_keras_rda_loads_the_library_alone(backend):
     foreign = [
         m
         for m in added
-        if m.split(".")[0] not in ("keras_rda", *sys.stdlib_module_names)
-        or is_lab(m)
+        if m.split(".")[0] not in ("keras_rda", *sys.stdlib_module_names) or is_lab(m)
     ]
     assert not foreign, foreign
 
@@ -208,8 +207,9 @@ def test_old_paths_are_deprecated_aliases_of_the_new_modules():
 
     with pytest.warns(DeprecationWarning, match="keras_rda.lab.runs.runner"):
         from keras_rda.experiments import runner
-    from keras_rda.memory import addressing
     from keras_rda.tasks import AddingProblem
+
+    from keras_rda.memory import addressing
 
     assert runner.__name__ == "keras_rda.lab.runs.runner"
     assert addressing is keras_rda.ops.addressing

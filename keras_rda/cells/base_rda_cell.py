@@ -4,9 +4,9 @@ import math
 
 from keras import ops
 
-from keras_rda.cells.attention_cell_base import AttentionCellBase
-from keras_rda.cells.attention_cell_base import cast_like
-from keras_rda.cells.attention_cell_base import per_block_initializer
+from keras_rda.cells.base_attention_cell import BaseAttentionCell
+from keras_rda.cells.base_attention_cell import cast_like
+from keras_rda.cells.base_attention_cell import per_block_initializer
 from keras_rda.ops import attention_average
 from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
@@ -17,7 +17,7 @@ from keras_rda.utils.initializers import independent
 KERNEL_INIT_SCHEMES = ("paper", "per_block")
 
 
-class BaseRDACell(AttentionCellBase):
+class BaseRDACell(BaseAttentionCell):
     """One step of a recurrent weighted average, with or without discount.
 
     Not used directly: `RWACell` (no discount) and `RDACell` (discounted)
@@ -56,7 +56,7 @@ class BaseRDACell(AttentionCellBase):
     So `keras.layers.RNN(cell, stateful=True).reset_state()`, which zeroes
     the state, returns to `h_0`.
 
-    Regularizers and constraints (`CellBase`): one each for the weight
+    Regularizers and constraints (`BaseCell`): one each for the weight
     groups `kernel`, `recurrent` (`recurrent_kernel`), `bias` and
     `initial_state`.
     """

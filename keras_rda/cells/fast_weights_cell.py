@@ -3,13 +3,13 @@
 import keras
 from keras import ops
 
-from keras_rda.cells.cell_base import CellBase
+from keras_rda.cells.base_cell import BaseCell
 from keras_rda.ops import associative as aops
 from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class FastWeightsCell(CellBase):
+class FastWeightsCell(BaseCell):
     """Cell of a recurrent network with fast weights (Ba et al. 2016).
 
     A fast-weight matrix `A` accumulates the outer products of past hidden
@@ -59,10 +59,10 @@ class FastWeightsCell(CellBase):
         bias_initializer: initialiser of `b`.
         **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
             recurrent / bias `regularizer` and `constraint` arguments, as in
-            `keras.layers.LSTMCell` (taken by `CellBase`; see below), and
+            `keras.layers.LSTMCell` (taken by `BaseCell`; see below), and
             those of `keras.layers.Layer`.
 
-    Dropout and regularization: as in `keras.layers.LSTMCell` (see `CellBase`).
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`).
     Groups: `C` (kernel), `W` (recurrent), `b` (bias). Recurrent dropout drops
     `h_{t-1}` in `W h_{t-1}` only.
 

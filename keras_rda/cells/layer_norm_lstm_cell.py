@@ -3,13 +3,13 @@
 import keras
 from keras import ops
 
-from keras_rda.cells.cell_base import CellBase
+from keras_rda.cells.base_cell import BaseCell
 from keras_rda.ops import associative as aops
 from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class LayerNormLSTMCell(CellBase):
+class LayerNormLSTMCell(BaseCell):
     """LSTM cell with layer normalisation (Ba, Kiros & Hinton 2016).
 
     ```
@@ -43,10 +43,10 @@ class LayerNormLSTMCell(CellBase):
             (`[units, 4 * units]`).
         **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
             recurrent / bias `regularizer` and `constraint` arguments, as in
-            `keras.layers.LSTMCell` (taken by `CellBase`; see below), and
+            `keras.layers.LSTMCell` (taken by `BaseCell`; see below), and
             those of `keras.layers.Layer`.
 
-    Dropout and regularization: as in `keras.layers.LSTMCell` (see `CellBase`);
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`);
     the layer-norm gains take none. Recurrent dropout drops `h_{t-1}` in `W_h
     h_{t-1}`.
 

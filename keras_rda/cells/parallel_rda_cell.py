@@ -3,16 +3,16 @@
 import keras
 from keras import ops
 
-from keras_rda.cells.attention_cell_base import AttentionCellBase
-from keras_rda.cells.attention_cell_base import cast_like
-from keras_rda.cells.attention_cell_base import per_block_initializer
+from keras_rda.cells.base_attention_cell import BaseAttentionCell
+from keras_rda.cells.base_attention_cell import cast_like
+from keras_rda.cells.base_attention_cell import per_block_initializer
 from keras_rda.ops import attention_average
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class ParallelRDACell(AttentionCellBase):
+class ParallelRDACell(BaseAttentionCell):
     """Cell class of the parallel Recurrent Discounted Attention unit.
 
     The RDA unit (RDA paper, section 5) with every gate computed from the
@@ -100,7 +100,7 @@ class ParallelRDACell(AttentionCellBase):
     """
 
     # No recurrent weights, so no `recurrent_*` arguments and no recurrent
-    # dropout (`CellBase`).
+    # dropout (`BaseCell`).
     weight_groups = ("kernel", "bias")
     config_arguments = (
         "attention_activation",

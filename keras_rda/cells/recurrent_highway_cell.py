@@ -3,13 +3,13 @@
 import keras
 from keras import ops
 
-from keras_rda.cells.cell_base import CellBase
+from keras_rda.cells.base_cell import BaseCell
 from keras_rda.ops import associative as aops
 from keras_rda.utils import validation
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class RecurrentHighwayCell(CellBase):
+class RecurrentHighwayCell(BaseCell):
     """Recurrent highway network cell with coupled gates (Zilly et al. 2016).
 
     `depth` highway layers per time step; the input enters the first one:
@@ -42,10 +42,10 @@ class RecurrentHighwayCell(CellBase):
             (`[depth, units, 2 * units]`).
         **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
             recurrent / bias `regularizer` and `constraint` arguments, as in
-            `keras.layers.LSTMCell` (taken by `CellBase`; see below), and
+            `keras.layers.LSTMCell` (taken by `BaseCell`; see below), and
             those of `keras.layers.Layer`.
 
-    Dropout and regularization: as in `keras.layers.LSTMCell` (see `CellBase`);
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`);
     the layer-norm gains take none. Recurrent dropout drops `s^{l-1}` in every
     layer's `s^{l-1} R^l` (one mask for all layers), not in the carry.
 

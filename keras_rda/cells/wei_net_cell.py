@@ -5,7 +5,7 @@ import math
 import keras
 from keras import ops
 
-from keras_rda.cells.cell_base import CellBase
+from keras_rda.cells.base_cell import BaseCell
 from keras_rda.ops import associative as aops
 from keras_rda.utils import validation
 
@@ -39,7 +39,7 @@ def _factor_initializer(mean, stddev):
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class WeiNetCell(CellBase):
+class WeiNetCell(BaseCell):
     """Cell of WeiNet, an RNN with learned auto-associative memory updates.
 
     One step, with `K = num_memories` memories `A^k` (`[units, units]` each):
@@ -138,10 +138,10 @@ class WeiNetCell(CellBase):
             `N(0, 0.1)` (appendix; see above).
         **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
             recurrent / bias `regularizer` and `constraint` arguments, as in
-            `keras.layers.LSTMCell` (taken by `CellBase`; see below), and
+            `keras.layers.LSTMCell` (taken by `BaseCell`; see below), and
             those of `keras.layers.Layer`.
 
-    Dropout and regularization: as in `keras.layers.LSTMCell` (see `CellBase`).
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`).
     Groups: kernel = `W_C`'s input block and the reader `W_D`; recurrent =
     `W_C`'s recurrent blocks, `W_A`, `W_h`, `W_AH` and the router's `w`; bias =
     `b_C`, `b_D`; the layer norm takes none. Recurrent dropout drops `e_{t-1}`

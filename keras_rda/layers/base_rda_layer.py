@@ -2,13 +2,13 @@
 
 from keras import ops
 
-from keras_rda.layers.cell_rnn import CellRNN
+from keras_rda.layers.base_rnn import BaseRNN
 from keras_rda.ops import attention_average
 from keras_rda.ops import rda_recurrence
 from keras_rda.utils import keras_compat
 
 
-class BaseRDALayer(CellRNN):
+class BaseRDALayer(BaseRNN):
     """`keras.layers.RNN` over a `BaseRDACell`, computed faster.
 
     The same unit as `keras.layers.RNN(cell)` (outputs, states and gradients

@@ -4,15 +4,15 @@ import keras
 from keras import ops
 
 from keras_rda.cells.parallel_rda_cell import ParallelRDACell
-from keras_rda.layers.cell_rnn import CellRNN
-from keras_rda.layers.cell_rnn import make_cell
+from keras_rda.layers.base_rnn import BaseRNN
+from keras_rda.layers.base_rnn import make_cell
 from keras_rda.ops import parallel_scan
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class ParallelRDA(CellRNN):
+class ParallelRDA(BaseRNN):
     """Parallel Recurrent Discounted Attention layer, used like
     `keras.layers.LSTM`.
 

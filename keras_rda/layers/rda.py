@@ -4,7 +4,7 @@ import keras
 
 from keras_rda.cells.rda_cell import RDACell
 from keras_rda.layers.base_rda_layer import BaseRDALayer
-from keras_rda.layers.cell_rnn import make_cell
+from keras_rda.layers.base_rnn import make_cell
 from keras_rda.utils.arguments import constructor_arguments
 
 

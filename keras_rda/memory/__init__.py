@@ -2,9 +2,9 @@
 schedules (`keras_rda.memory.schedules`). The addressing equations they
 share are `keras_rda.ops.addressing`."""
 
+from keras_rda.memory.base_memory_cell import BaseMemoryCell
 from keras_rda.memory.dnc import DNC
 from keras_rda.memory.dnc_cell import DNCCell
-from keras_rda.memory.memory_cell import MemoryCell
 from keras_rda.memory.ntm import NTM
 from keras_rda.memory.ntm_cell import NTMCell
 from keras_rda.memory.schedules import SCHEDULES
@@ -19,7 +19,7 @@ __all__ = [
     "CachedUniformWriting",
     "DNC",
     "DNCCell",
-    "MemoryCell",
+    "BaseMemoryCell",
     "NTM",
     "NTMCell",
     "RandomWriting",
@@ -29,3 +29,18 @@ __all__ = [
     "WriteSchedule",
     "get_write_schedule",
 ]
+
+
+def __getattr__(name):
+    # `MemoryCell` was this package's name of the base class until 0.2.
+    if name == "MemoryCell":
+        import warnings
+
+        warnings.warn(
+            "`keras_rda.memory.MemoryCell` is now `BaseMemoryCell`; the old "
+            "name is deprecated and will be removed in the next release.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return BaseMemoryCell
+    raise AttributeError(f"module 'keras_rda.memory' has no attribute {name!r}")

@@ -2,14 +2,14 @@
 
 import keras
 
-from keras_rda.layers.cell_rnn import make_cell
+from keras_rda.layers.base_rnn import make_cell
+from keras_rda.memory.base_memory_rnn import BaseMemoryRNN
 from keras_rda.memory.dnc_cell import DNCCell
-from keras_rda.memory.memory_rnn import MemoryRNN
 from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class DNC(MemoryRNN):
+class DNC(BaseMemoryRNN):
     """A DNC over a sequence, used like `keras.layers.LSTM`.
 
     Runs `DNCCell` (its arguments, its weights, in the same order). With a

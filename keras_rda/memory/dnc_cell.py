@@ -5,14 +5,14 @@ import collections
 import keras
 from keras import ops
 
-from keras_rda.memory.memory_cell import MemoryCell
+from keras_rda.memory.base_memory_cell import BaseMemoryCell
 from keras_rda.ops import addressing
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class DNCCell(MemoryCell):
+class DNCCell(BaseMemoryCell):
     """Differentiable Neural Computer (Graves et al. 2016) around any RNN cell.
 
     The controller receives `[x_t, r_{t-1}]` (the input and the previous read
@@ -71,7 +71,7 @@ class DNCCell(MemoryCell):
         training: passed to the controller.
 
     State (flat, in this order; sizes are `state_size`; inside the cell a
-    `MemoryState` with `DNCCell.AccessState`, see `MemoryCell`):
+    `MemoryState` with `DNCCell.AccessState`, see `BaseMemoryCell`):
         step counter (two entries, `t = high * 128 + low`); the controller's
         states; memory `[batch, N * W]`; usage `[batch, N]`; link
         `[batch, Hw * N * N]`; precedence `[batch, Hw * N]`; read weights

@@ -2,14 +2,14 @@
 
 import keras
 
-from keras_rda.layers.cell_rnn import make_cell
-from keras_rda.memory.memory_rnn import MemoryRNN
+from keras_rda.layers.base_rnn import make_cell
+from keras_rda.memory.base_memory_rnn import BaseMemoryRNN
 from keras_rda.memory.ntm_cell import NTMCell
 from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class NTM(MemoryRNN):
+class NTM(BaseMemoryRNN):
     """An NTM over a sequence, used like `keras.layers.LSTM`.
 
     Runs `NTMCell` (its arguments, its weights, in the same order), with the

@@ -5,7 +5,7 @@ import collections
 import keras
 from keras import ops
 
-from keras_rda.memory.memory_cell import MemoryCell
+from keras_rda.memory.base_memory_cell import BaseMemoryCell
 from keras_rda.ops import addressing
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
@@ -30,7 +30,7 @@ def _start_on_first_slot(weights):
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class NTMCell(MemoryCell):
+class NTMCell(BaseMemoryCell):
     """Neural Turing Machine (Graves et al. 2014) around any RNN cell.
 
     One write head and `R` read heads. The controller receives

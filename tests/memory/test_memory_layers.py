@@ -10,7 +10,7 @@ from keras_rda.memory import CachedUniformWriting
 from keras_rda.memory import RandomWriting
 from keras_rda.memory import RegularWriting
 from keras_rda.memory import UniformWriting
-from keras_rda.memory import memory_rnn
+from keras_rda.memory import base_memory_rnn
 from tests.helpers import exports_saved_model
 from tests.layers.gradients import loss_and_gradients
 from tests.memory.helpers import np_
@@ -92,7 +92,7 @@ def _outputs_and_gradients(layer, x):
 @pytest.mark.parametrize("schedule", list(SCHEDULES))
 @pytest.mark.parametrize("kind", list(LAYERS))
 def test_layer_equals_rnn_of_its_cell(kind, schedule, unroll_limit, rng, monkeypatch):
-    monkeypatch.setattr(memory_rnn, "UNROLL_LIMIT", unroll_limit)
+    monkeypatch.setattr(base_memory_rnn, "UNROLL_LIMIT", unroll_limit)
     layer = _layer(kind, SCHEDULES[schedule])
     x = _random_input_and_weights(layer, rng)
     assert layer.uses_static_schedule(x)
@@ -309,7 +309,7 @@ def test_mixed_precision_layer_equals_rnn_of_its_cell(schedule, rng):
 def test_schedule_runs():
     access = np.array([0, 0, 1, 0, 1, 1, 1], bool)
     attend = np.array([0, 0, 1, 0, 0, 0, 0], bool)
-    assert memory_rnn.schedule_runs(access, attend) == [
+    assert base_memory_rnn.schedule_runs(access, attend) == [
         (0, 2, False, False),
         (2, 3, True, True),
         (3, 4, False, False),
@@ -323,12 +323,12 @@ def test_repeated_block():
     for start in range(0, 50, 10):  # Uniform Writing, T = 50, 4 slots
         runs += [(start, start + 9, *held), (start + 9, start + 10, *write)]
     runs.append((50, 53, True, False))  # a tail of regular writing
-    assert memory_rnn.repeated_block(runs) == (runs[:2], 5)
+    assert base_memory_rnn.repeated_block(runs) == (runs[:2], 5)
     # With a cache of 4 an interval of 10 steps would fill different slots
     # each time, so two intervals (20 steps) make the block.
-    assert memory_rnn.repeated_block(runs, cache_size=4) == (runs[:4], 2)
-    assert memory_rnn.repeated_block(runs, cache_size=3) == (runs, 1)
-    assert memory_rnn.repeated_block([(0, 50, True, False)]) == (
+    assert base_memory_rnn.repeated_block(runs, cache_size=4) == (runs[:4], 2)
+    assert base_memory_rnn.repeated_block(runs, cache_size=3) == (runs, 1)
+    assert base_memory_rnn.repeated_block([(0, 50, True, False)]) == (
         [(0, 50, True, False)],
         1,
     )
@@ -344,11 +344,11 @@ def test_interval_loop_equals_rnn_of_its_cell(kind, schedule, loop_intervals, rn
     # 3 steps, 4 and 3 times) give the cell's values and gradients.
     layer = _layer(kind, SCHEDULES[schedule], loop_intervals=loop_intervals)
     cell = layer.cell
-    runs = memory_rnn.schedule_runs(
+    runs = base_memory_rnn.schedule_runs(
         cell.write_schedule.access_pattern(T, cell.memory_size),
         cell.write_schedule.cache_pattern(T),
     )
-    assert memory_rnn.repeated_block(runs, cell.cache_size)[1] > 2
+    assert base_memory_rnn.repeated_block(runs, cell.cache_size)[1] > 2
     x = _random_input_and_weights(layer, rng)
     _assert_layer_equals_rnn_of_its_cell(layer, x)
 

@@ -15,12 +15,12 @@ memory_plots.plot_memory_weightings(weights, "copy_dnc_uw.png",
 import keras
 import numpy as np
 
-from keras_rda.memory import MemoryCell
+from keras_rda.memory import BaseMemoryCell
 from keras_rda.utils import validation
 
 
 def find_memory_layer(model):
-    """The first `keras.layers.RNN` in `model` whose cell is a `MemoryCell`.
+    """The first `keras.layers.RNN` in `model` whose cell is a `BaseMemoryCell`.
 
     Args:
         model: a `keras.Model` or a `keras.layers.RNN`.
@@ -28,10 +28,12 @@ def find_memory_layer(model):
     Raises:
         ValueError: if there is none.
     """
-    if isinstance(model, keras.layers.RNN) and isinstance(model.cell, MemoryCell):
+    if isinstance(model, keras.layers.RNN) and isinstance(model.cell, BaseMemoryCell):
         return model
     for layer in model._flatten_layers(include_self=False, recursive=True):
-        if isinstance(layer, keras.layers.RNN) and isinstance(layer.cell, MemoryCell):
+        if isinstance(layer, keras.layers.RNN) and isinstance(
+            layer.cell, BaseMemoryCell
+        ):
             return layer
     raise validation.invalid_value(
         "model",

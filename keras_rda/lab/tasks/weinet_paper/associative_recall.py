@@ -110,7 +110,9 @@ class AssociativeRecall(Task):
     def __init__(self, length=50, min_length=None):
         self.length = validation.int_in_range("length", length, MIN_LENGTH, MAX_LENGTH)
         if min_length is not None:
-            min_length = validation.int_in_range("min_length", min_length, MIN_LENGTH, length)
+            min_length = validation.int_in_range(
+                "min_length", min_length, MIN_LENGTH, length
+            )
         self.min_length = min_length
 
     @property

@@ -4,7 +4,7 @@
 `keras.layers.LSTM`: each constructor lists the arguments of its cell and of
 `keras.layers.RNN` explicitly (the signature `help()` and IDEs show), builds
 the cell from the former and passes the latter on (`make_cell`). Their
-config is flat, the cell's arguments next to the layer's (`CellRNN`), so
+config is flat, the cell's arguments next to the layer's (`BaseRNN`), so
 `from_config` is the constructor.
 """
 
@@ -54,7 +54,7 @@ def make_cell(cell_class, name, arguments, layer_kwargs):
     return cell, rnn_arguments
 
 
-class CellRNN(keras.layers.RNN):
+class BaseRNN(keras.layers.RNN):
     """`keras.layers.RNN` whose config holds its cell's arguments (not public).
 
     `get_config` is the RNN's config without `cell`, with the cell's

@@ -1,12 +1,12 @@
-"""`keras_rda.layers.cell_rnn`: how the sequence layers build their cell and
+"""`keras_rda.layers.base_rnn`: how the sequence layers build their cell and
 write their flat config."""
 
 import keras
 import pytest
 
 import keras_rda
-from keras_rda.layers.cell_rnn import RNN_ARGUMENTS
-from keras_rda.layers.cell_rnn import make_cell
+from keras_rda.layers.base_rnn import RNN_ARGUMENTS
+from keras_rda.layers.base_rnn import make_cell
 
 
 def test_make_cell_splits_the_cell_and_rnn_arguments():

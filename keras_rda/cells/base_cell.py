@@ -7,7 +7,7 @@ and a constraint for each of their weight groups (kernel, recurrent, bias,
 and for the RWA / RDA cells the learned initial state), input and recurrent
 dropout with one mask per sequence (Gal & Ghahramani 2016, through Keras's
 `DropoutRNNCell`, so `keras.layers.RNN` resets the masks at every call) and
-the dropout seed. `CellBase` holds these, creates weights with the right
+the dropout seed. `BaseCell` holds these, creates weights with the right
 regularizer and constraint, applies the masks, and writes `get_config`
 from the cell's list of constructor arguments.
 """
@@ -31,7 +31,7 @@ _SERIALIZERS = {
 }
 
 
-class CellBase(keras.layers.Layer, DropoutRNNCell):
+class BaseCell(keras.layers.Layer, DropoutRNNCell):
     """Base of the package's recurrent cells (not public).
 
     Subclasses call `super().__init__(units, **kwargs)`, list their own

@@ -1,4 +1,4 @@
-"""`MemoryRNN`: what the `DNC` and `NTM` sequence layers share.
+"""`BaseMemoryRNN`: what the `DNC` and `NTM` sequence layers share.
 
 The static schedule path: when the sequence length is known when tracing and
 the sequence starts from the initial state, every step's schedule decision
@@ -13,7 +13,7 @@ import numpy as np
 from keras import ops
 from keras import tree
 
-from keras_rda.layers.cell_rnn import CellRNN
+from keras_rda.layers.base_rnn import BaseRNN
 from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
 
@@ -68,11 +68,11 @@ def repeated_block(runs, cache_size=None):
     return best
 
 
-class MemoryRNN(CellRNN):
-    """`keras.layers.RNN` over a `MemoryCell`, with the static schedule path.
+class BaseMemoryRNN(BaseRNN):
+    """`keras.layers.RNN` over a `BaseMemoryCell`, with the static schedule path.
 
     The outputs, states and gradients are those of `keras.layers.RNN(cell)`
-    (the same `MemoryCell.step` computes every step). The static path is
+    (the same `BaseMemoryCell.step` computes every step). The static path is
     taken when the time axis is known (in the batch, or declared by the
     model's `keras.Input((T, features))`), no mask is given, `go_backwards` is
     False and the sequence starts from the initial state (no `initial_state`
@@ -264,7 +264,7 @@ class MemoryRNN(CellRNN):
         features `[o_t, r]` (projected to `y_t = W_y [o_t, r] + b_y` with
         the whole sequence's, in `inner_loop`) and, with Cached Uniform
         Writing, the cache (Algorithm 1, line 2: step `t` writes `h_{t-1}`
-        to slot `(t - 1) mod L`). The values are those of `MemoryCell.step`.
+        to slot `(t - 1) mod L`). The values are those of `BaseMemoryCell.step`.
 
         Args:
             inputs: `[S, B, input_dim]`, the stretch's `x_t`, time-major.
@@ -275,7 +275,7 @@ class MemoryRNN(CellRNN):
 
         Returns:
             `(features [S, B, H + R * W], MemoryState after the stretch)`:
-            each step's `[o_t, r]` (`MemoryCell.output_features`), which the
+            each step's `[o_t, r]` (`BaseMemoryCell.output_features`), which the
             caller projects to `y_t`.
         """
         cell = self.cell

@@ -7,7 +7,7 @@ quantities from a projection of their input (RDA paper, section 5):
     z_t = u_t * tanh(g_t),   a_t = f_a(.),   gamma_t = sigmoid(.)
     h_t = f_h(n_t / d_t),    o_t = f_o(h_t)
 
-`AttentionCellBase` holds the three activations, the block layout of
+`BaseAttentionCell` holds the three activations, the block layout of
 `kernel` and `bias` (`num_blocks` blocks of `units`: u, g, a(, gamma)), the
 bias initialisation with the discount gate at 1, the input projection and
 the dtype of the running sums.
@@ -15,7 +15,7 @@ the dtype of the running sums.
 
 from keras import ops
 
-from keras_rda.cells.cell_base import CellBase
+from keras_rda.cells.base_cell import BaseCell
 from keras_rda.ops import attention_average
 from keras_rda.utils import validation
 from keras_rda.utils.initializers import independent
@@ -49,7 +49,7 @@ def per_block_initializer(initializer, rows, units, num_blocks, name):
     return init
 
 
-class AttentionCellBase(CellBase):
+class BaseAttentionCell(BaseCell):
     """Base of `BaseRDACell` and `ParallelRDACell` (not public).
 
     Args:
@@ -61,7 +61,7 @@ class AttentionCellBase(CellBase):
         use_bias: whether there is a `bias` `[num_blocks * units]`.
         unit_discount_bias: whether the last (discount) bias block starts
             at 1 (RDA paper, section 6.1).
-        **kwargs: `CellBase` arguments (`kernel_initializer` and
+        **kwargs: `BaseCell` arguments (`kernel_initializer` and
             `bias_initializer`, which the subclass lists in
             `config_arguments`, regularizers, constraints, dropout, seed)
             and those of `keras.layers.Layer`.

@@ -1,4 +1,4 @@
-"""The Keras arguments shared by the associative-memory cells (`CellBase`):
+"""The Keras arguments shared by the associative-memory cells (`BaseCell`):
 dropout, recurrent dropout, regularizers, constraints and their config."""
 
 import keras
@@ -52,7 +52,7 @@ GROUPS = {
 
 # The RWA / RDA cells (a fourth group, `initial_state`) and the parallel RDA
 # cell (no recurrent weights, so no recurrent group and no recurrent dropout)
-# take the same arguments through `CellBase`.
+# take the same arguments through `BaseCell`.
 ATTENTION_CELLS = {
     "rda": lambda **kw: keras_rda.RDACell(4, learn_initial_state=True, **kw),
     "rwa": lambda **kw: keras_rda.RWACell(4, **kw),

@@ -1,9 +1,9 @@
-"""`MemoryCell`: what `DNCCell` and `NTMCell` share.
+"""`BaseMemoryCell`: what `DNCCell` and `NTMCell` share.
 
 A controller (any Keras RNN cell), an external memory accessed through an
 interface vector, the write schedule, the Cached Uniform Writing cache and
 attention, the state, the output projection and the config. One step reads
-like Algorithm 1 of Le, Tran & Venkatesh 2019 (`MemoryCell.step`).
+like Algorithm 1 of Le, Tran & Venkatesh 2019 (`BaseMemoryCell.step`).
 """
 
 import abc
@@ -27,7 +27,7 @@ _STEP_BASE = 128
 #: state structure; `access` the subclass's `AccessState` namedtuple of
 #: float32 tensors (memory, weightings, ...); `read_vectors` float32
 #: `[B, R, W]`; `cache` `[B, L, H]` with Cached Uniform Writing, else None.
-#: Keras sees it flattened to `state_size` (`MemoryCell.pack_states`).
+#: Keras sees it flattened to `state_size` (`BaseMemoryCell.pack_states`).
 MemoryState = collections.namedtuple(
     "MemoryState", ("step", "controller", "access", "read_vectors", "cache")
 )
@@ -58,7 +58,7 @@ def _size(shape):
     return size
 
 
-class MemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
+class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
     """Base class of the memory cells: controller + memory + write schedule.
 
     One step `t` (`x_t` the input, `r_{t-1}` the previous read vectors), in
