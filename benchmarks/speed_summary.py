@@ -1,0 +1,167 @@
+"""One small speed table, gathered from benchmark records already in results/.
+
+The README's speed table: the RDA and RWA layers, `ParallelRDA` and a DNC
+with Uniform Writing against Keras's LSTM, on a CPU and on a GPU. Nothing is
+timed here: every figure is the LSTM's time per training step over the
+unit's, both taken from one record, so from one run in one process, as the
+benchmark scripts measured them (`rnn_speed.py`, `parallel_rda_speed.py`,
+`memory_speed.py`). The record written is a table record that names its
+sources; `keras-rda report` renders it.
+
+    python benchmarks/speed_summary.py                 # print the table
+    python benchmarks/speed_summary.py --json results/benchmarks/speed_summary.json
+"""
+
+import argparse
+import json
+import pathlib
+
+RESULTS = pathlib.Path(__file__).resolve().parents[1] / "results"
+
+COMMAND = (
+    "python benchmarks/speed_summary.py --json results/benchmarks/speed_summary.json"
+)
+
+#: (unit, sizes, reference model, CPU source, GPU source); a source is
+#: (record under results/benchmarks, length, XLA, model name in the record).
+ROWS = [
+    (
+        "`RDA` layer",
+        "250 units, batch 100, T = 1,000",
+        "LSTM",
+        ("tensorflow_250units", 1000, True, "RDA layer"),
+        ("h100/jax_rnn_speed", 1000, True, "RDA layer"),
+    ),
+    (
+        "`RWA` layer",
+        "250 units, batch 100, T = 1,000",
+        "LSTM",
+        ("tensorflow_250units", 1000, True, "RWA layer"),
+        ("h100/jax_rnn_speed", 1000, True, "RWA layer"),
+    ),
+    (
+        "`ParallelRDA`",
+        "128 units, batch 16, T = 1,000",
+        "LSTM",
+        ("tensorflow_parallel_rda_blocked", 1000, True, "ParallelRDA(chunk=8)"),
+        ("h200/jax_parallel_rda_blocked", 1000, True, "ParallelRDA(chunk=8)"),
+    ),
+    (
+        "`ParallelRDA`",
+        "128 units, batch 16, T = 10,000",
+        "LSTM",
+        ("tensorflow_parallel_rda_blocked", 10000, True, "ParallelRDA(chunk=8)"),
+        ("h200/jax_parallel_rda_blocked_t10000", 10000, True, "ParallelRDA(chunk=8)"),
+    ),
+    (
+        "`DNC` + `UniformWriting`",
+        "LSTM-100 controller, 4 slots, batch 64, T = 100",
+        "LSTM",
+        ("tensorflow_memory_speed", 100, True, "DNC+UW"),
+        ("h200/jax_memory_speed_default_t100", 100, True, "DNC+UW"),
+    ),
+]
+
+
+def _rows_of(record):
+    for row in record["rows"]:
+        yield row.get("length", row.get("T")), row.get("xla"), row["model"], row
+
+
+def step_ms(record, length, xla, model):
+    """A model's time per training step in a speed record, in ms."""
+    for row_length, row_xla, row_model, row in _rows_of(record):
+        if (row_length, bool(row_xla), row_model) == (length, xla, model):
+            return row["ms_per_step"]
+    raise KeyError(f"no row ({length}, xla={xla}, {model!r}) in the record")
+
+
+def device(record):
+    """`"N-core CPU"` or the accelerator's short name, from a record."""
+    machine = record.get("machine")
+    if machine is None:  # parallel_rda_speed.py: one environment per backend
+        machine = next(iter(record["environments"].values()))["machine"]
+    if machine["accelerators"]:
+        name = machine["accelerators"][0]
+        return name.split("NVIDIA ")[-1].split(")")[0].split()[0]
+    return f"{machine['usable_cores']}-core CPU"
+
+
+def speedup_cell(results_dir, source, reference):
+    name, length, xla, model = source
+    record = json.loads((results_dir / "benchmarks" / f"{name}.json").read_text())
+    ratio = step_ms(record, length, xla, reference) / step_ms(
+        record, length, xla, model
+    )
+    where = f"{device(record)}, {record_backend(record)}, XLA {'on' if xla else 'off'}"
+    return f"{ratio:.2f}x", where, name
+
+
+def record_backend(record):
+    if "backend" in record:
+        return {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}[
+            record["backend"]
+        ]
+    return {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}[
+        next(iter(record["environments"]))
+    ]
+
+
+def summary_table(results_dir=RESULTS):
+    """`{"columns", "align", "rows", "notes", "sources"}` from the records."""
+    results_dir = pathlib.Path(results_dir)
+    cells, sources = [], []
+    for unit, sizes, reference, *measured in ROWS:
+        row = [unit, sizes]
+        for source in measured:
+            ratio, where, name = speedup_cell(results_dir, source, reference)
+            row.append((ratio, where))
+            if f"results/benchmarks/{name}.json" not in sources:
+                sources.append(f"results/benchmarks/{name}.json")
+        cells.append(row)
+    columns = ["unit", "sizes"]
+    for index, title in ((2, "CPU"), (3, "GPU")):
+        places = {row[index][1] for row in cells}
+        uniform = len(places) == 1
+        # One device for the whole column: named once, in its title.
+        columns.append(places.pop() if uniform else title)
+        for row in cells:
+            ratio, where = row[index]
+            row[index] = ratio if uniform else f"{ratio} ({where})"
+    rows = cells
+    return {
+        "benchmark": "speed_summary",
+        "columns": columns,
+        "align": ["---", "---", "---:", "---:"],
+        "rows": rows,
+        "notes": [
+            "Speed-up of one training step (forward, backward, Adam) over "
+            "`keras.layers.LSTM` of the same size timed in the same run: the "
+            "LSTM's time per step over the unit's, higher is faster. For the "
+            "DNC the reference is its LSTM controller alone.",
+            "Gathered from the records "
+            + ", ".join(f"`{s}`" for s in sources)
+            + " (each one benchmark run; their commands are in the records).",
+        ],
+        "sources": sources,
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--results-dir", default=str(RESULTS))
+    parser.add_argument("--json", metavar="PATH", help="write a table record here")
+    args = parser.parse_args(argv)
+    table = summary_table(args.results_dir)
+    print("| " + " | ".join(table["columns"]) + " |")
+    for row in table["rows"]:
+        print("| " + " | ".join(row) + " |")
+    if args.json:
+        from keras_rda.lab.reporting.provenance import provenance
+        from keras_rda.lab.reporting.report import write_json
+
+        write_json(args.json, {**table, "command": COMMAND, **provenance()})
+
+
+if __name__ == "__main__":
+    main()
