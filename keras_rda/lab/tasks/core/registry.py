@@ -1,10 +1,11 @@
 """The task registry: task names for the command line, and presets.
 
-`register_task` makes a `Task` subclass available under its `name`;
-`register_preset` registers a variant of a task, the same generator with
-other constructor defaults and class attributes (a paper's own run of a task
-another paper defined, or a fixed-length task's variable-length version),
-without a subclass in a file of its own.
+`register_task` makes a `Task` subclass available under its `name`.
+`register_preset` does the same for a preset: a subclass, in a file of its
+own, that runs its parent's generator with other constructor defaults and
+class attributes (a paper's own run of a task another paper defined, or a
+fixed-length task's variable-length version), and records the parent in
+`preset_of`. Both are class decorators over ordinary `class` statements.
 """
 
 import inspect
@@ -15,76 +16,73 @@ _REGISTRY = {}
 
 
 def register_task(cls):
-    """Class decorator: makes a `Task` subclass available under `cls.name`."""
-    if not cls.name:
-        raise ValueError(f"Task class {cls.__name__} has no `name`.")
+    """Class decorator: makes a `Task` subclass available under `cls.name`.
+
+    The class must set `name` in its own body (a registered subclass that
+    inherited its parent's name would shadow the parent).
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Task)):
+        raise TypeError(f"register_task takes a Task subclass, got {cls!r}.")
+    if not vars(cls).get("name"):
+        raise ValueError(f"Task class {cls.__name__} has no `name` of its own.")
     if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
         raise ValueError(f"A task named {cls.name!r} is already registered.")
     _REGISTRY[cls.name] = cls
     return cls
 
 
-def register_preset(base, class_name, *, name, doc, defaults=None, **attributes):
-    """Registers `base` under another name, with other defaults.
+def register_preset(cls, *args, **kwargs):
+    """Class decorator: registers a preset of its parent task.
 
-    The preset is a `Task` class (so that `keras_rda.lab.tasks.<class_name>`,
-    `isinstance` checks and `Task.shortened` keep working) whose constructor
-    is `base`'s with the `defaults` replacing its default arguments, and whose
-    class attributes are `base`'s updated with `attributes` (`paper`,
-    `description`, `threshold`, `scales`, ...).
-
-    Args:
-        base: the `Task` subclass whose generator the preset uses (itself
-            registered, or a generator that is only reachable by presets).
-        class_name: the preset's public class name, e.g. `"AddingProblem"`.
-        name: its registry name (the command line's), e.g. `"adding-problem"`.
-        doc: its docstring.
-        defaults: `{argument: default}` for `base`'s constructor.
-        **attributes: class attributes that differ from `base`'s.
-
-    Returns:
-        The registered preset class.
+    A preset is a subclass that runs its parent's generator with other
+    defaults: its `__init__` (if it has one) takes only arguments its
+    parent's takes, with the paper's values as defaults, and its class
+    attributes (`paper`, `description`, `threshold`, `scales`, ...) are the
+    paper's. The decorator checks the arguments, sets `preset_of` to the
+    parent's registry name (its class name when the parent is a generator
+    that is not registered itself) and registers the class under its `name`.
 
     Example:
 
     ```python
-    AddingProblem = register_preset(
-        Addition, "AddingProblem", name="adding-problem", doc="...",
-        defaults={"length": 100}, paper="RWA paper, section 3.5",
-    )
+    @register_preset
+    class RDAAddingProblem(AddingProblem):
+        '''The adding problem as the RDA paper runs it (section 6.3).'''
+
+        name = "addition"
+        paper = "RDA paper, section 6.3 (Table 1)"
+        value_channel = 0
+
+        def __init__(self, length=1000):
+            super().__init__(length=length)
     ```
+
+    Returns:
+        `cls`, registered.
     """
-    defaults = dict(defaults or {})
-    signature = inspect.signature(base.__init__)
-    unknown = sorted(set(defaults) - set(signature.parameters) - {"self"})
+    if args or kwargs or not isinstance(cls, type):
+        raise TypeError(
+            "register_preset is a class decorator: write the preset as "
+            "`@register_preset` over `class Preset(Base): ...`, with its "
+            "defaults in its `__init__` and its class attributes in its body "
+            "(the `register_preset(base, class_name, name=..., ...)` form "
+            "was removed)."
+        )
+    parent = cls.__mro__[1]
+    if not (issubclass(parent, Task) and parent is not Task):
+        raise TypeError(
+            f"Preset {cls.__name__} must subclass the task it is a preset of, "
+            f"got {parent.__name__}."
+        )
+    own = inspect.signature(cls.__init__).parameters
+    theirs = inspect.signature(parent.__init__).parameters
+    unknown = [p for p in own if p not in theirs and own[p].kind != own[p].VAR_KEYWORD]
     if unknown:
         raise ValueError(
-            f"Preset {name!r}: {base.__name__} takes no argument {unknown[0]!r}."
+            f"Preset {cls.name!r}: {parent.__name__} takes no argument {unknown[0]!r}."
         )
-    signature = signature.replace(
-        parameters=[
-            p.replace(default=defaults[p.name]) if p.name in defaults else p
-            for p in signature.parameters.values()
-        ]
-    )
-
-    def __init__(self, *args, **kwargs):
-        bound = signature.bind(self, *args, **kwargs)
-        bound.apply_defaults()
-        base.__init__(*bound.args, **bound.kwargs)
-
-    __init__.__signature__ = signature
-    module = inspect.currentframe().f_back.f_globals.get("__name__", __name__)
-    namespace = {
-        "__init__": __init__,
-        "__doc__": doc,
-        "__module__": module,
-        "__qualname__": class_name,
-        "name": name,
-        "preset_of": base.name or base.__name__,
-        **attributes,
-    }
-    return register_task(type(class_name, (base,), namespace))
+    cls.preset_of = vars(parent).get("name") or parent.__name__
+    return register_task(cls)
 
 
 def task_names():

@@ -2,9 +2,13 @@
 
 Shared generator of the two long-term memory problems of Hochreiter &
 Schmidhuber (1997, sections 5.4 and 5.5) in the form Raffel & Ellis (2016,
-section 2) use them. Not registered itself: `presets.py` registers the
-addition and multiplication problems and their variable-length versions.
+section 2) use them. Not registered itself: its subclasses are, the
+addition and the multiplication problem (`FFAAddingProblem`,
+`FFAMultiplicationProblem`) and their variable-length versions
+(`FFAVariableAddingProblem`, `FFAVariableMultiplicationProblem`).
 """
+
+import abc
 
 import numpy as np
 
@@ -46,6 +50,10 @@ def tolerance_accuracy(y_true, y_pred, tolerance=TOLERANCE):
 
 class MarkedValueProblem(Task):
     """Generator of the addition and multiplication problems (not registered).
+
+    A subclass sets the value range (`value_low`, `value_high`), the
+    `neutral` element a marked first step carries, and `combine(X1, X2)`,
+    the target from the two marked values.
 
     Every step has two channels, `(value, marker)`. Values are drawn from
     `U[value_low, value_high]`. The marker is 1 at two steps: `N1`, uniform
@@ -100,13 +108,11 @@ class MarkedValueProblem(Task):
     }
     input_dim = 2
 
-    # Set by each problem (`presets.py`): the value range, the neutral
-    # element a marked first step carries, and `combine(X1, X2)`, the target
-    # from the two marked values (NumPy, elementwise).
+    # Set by each problem: the value range and the neutral element a marked
+    # first step carries.
     value_low = 0.0
     value_high = 1.0
     neutral = 0.0
-    combine = None
 
     def __init__(self, min_length=1000, max_length=None):
         self.min_length = validation.int_at_least("min_length", min_length, 22)
@@ -115,6 +121,10 @@ class MarkedValueProblem(Task):
         self.max_length = validation.int_at_least(
             "max_length", max_length, self.min_length
         )
+
+    @abc.abstractmethod
+    def combine(self, first, second):
+        """The targets from the two marked values (float64 arrays `[batch]`)."""
 
     def marker_positions(self, rng, lengths):
         """`(N1, N2)`: int arrays `[batch]` of the two marked steps.

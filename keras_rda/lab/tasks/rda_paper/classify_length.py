@@ -18,6 +18,10 @@ class ClassifyLength(Task):
     all-zero inputs, real steps never are); the label is 1 when the length
     exceeds `max_length / 2`. Half the labels are 1, so guessing scores 50%.
 
+    The defaults are the RDA paper's (lengths 1..1000, solved at accuracy
+    1.0). The RWA paper, whose tasks the RDA paper takes up (its section 4),
+    draws lengths from 0: the preset `RWAClassifyLength` ("classify-by-length").
+
     Args:
         max_length: the longest sequence (the paper's 1000).
         min_length: the shortest sequence (1 in the RDA paper).

@@ -22,6 +22,12 @@ class Copy(Task):
     Inputs are one-hot over `num_symbols + 2` (symbols, blank, marker);
     targets are ints over `num_symbols + 1` (symbols, blank).
 
+    The defaults are the RDA paper's. This is Henaff et al.'s variable copy
+    problem, which the RWA paper runs as `RWACopy` ("variable-copy": the
+    length given by its blanks, scored by cross-entropy); the UW paper's
+    copy, which recalls the whole input right after it, is `UWCopy`
+    ("uw-copy"), another generator.
+
     Args:
         length: steps per sequence (1000, as every RDA-paper task).
         num_symbols: alphabet size K (the paper does not say; 8 as the RWA

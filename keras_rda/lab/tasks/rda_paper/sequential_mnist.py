@@ -1,9 +1,9 @@
-"""Sequential and permuted MNIST as tasks."""
+"""Sequential MNIST as a task."""
 
 import numpy as np
 
-from keras_rda.lab.tasks.core.registry import register_preset
 from keras_rda.lab.tasks.core.registry import register_task
+from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.core.task import Task
 from keras_rda.utils import validation
 
@@ -22,7 +22,7 @@ class SequentialMnist(Task):
         pool: average-pool the 28x28 image by `pool` x `pool` first (1 = the
             paper's 784 steps; `--scale small` uses 2: 196 steps).
         permuted: whether to read the pixels in one fixed, seeded order
-            (the permuted variant, registered as "pmnist").
+            (the permuted variant: the preset `PermutedMnist`, "pmnist").
         permutation_seed: seed of the fixed permutation.
 
     Reference:
@@ -93,18 +93,4 @@ class SequentialMnist(Task):
         return x[:n], y[:n], np.ones(n, np.float32)
 
 
-PermutedMnist = register_preset(
-    SequentialMnist,
-    "PermutedMnist",
-    name="pmnist",
-    doc="""`SequentialMnist` with one fixed, seeded permutation of the pixels.
-
-    The same permutation for every image, train and test (drawn from
-    `permutation_seed` with `numpy.random.default_rng`; at `pool=1` it is
-    `pixel_permutation(permutation_seed)` of the `keras_rda.lab.datasets.mnist`
-    module).
-    """,
-    defaults={"permuted": True},
-    paper="RDA paper, section 6.3 (Table 4); RWA paper, section 3.6",
-    description="MNIST with a fixed permutation of the 784 pixels",
-)
+__getattr__ = deprecated_names(__name__, ["PermutedMnist"])

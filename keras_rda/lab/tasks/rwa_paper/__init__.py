@@ -1,11 +1,18 @@
 """The RWA paper's tasks (Ostmeyer & Cowell 2017, section 3).
 
-reber, variable-copy, and two presets of RDA-paper generators run with the
-RWA paper's settings: adding-problem and classify-by-length. (Its MNIST
-runs are the RDA paper's `mnist` / `pmnist` tasks.)
+reber (`Reber`), adding-problem (`AddingProblem`), and the RWA paper's runs
+of two tasks whose class the RDA paper's folder holds: classify-by-length
+(`RWAClassifyLength`, a preset of `ClassifyLength`) and variable-copy
+(`RWACopy`, Henaff et al.'s variable copy problem, a subclass of `Copy`).
+(Its MNIST runs are the RDA paper's `mnist` / `pmnist` tasks.)
 """
 
-from keras_rda.lab.tasks.rwa_paper.presets import AddingProblem
-from keras_rda.lab.tasks.rwa_paper.presets import ClassifyByLength
+from keras_rda.lab.tasks.core.renamed import deprecated_names
+from keras_rda.lab.tasks.rwa_paper.adding_problem import AddingProblem
 from keras_rda.lab.tasks.rwa_paper.reber import Reber
-from keras_rda.lab.tasks.rwa_paper.variable_copy import VariableCopy
+from keras_rda.lab.tasks.rwa_paper.rwa_classify_length import RWAClassifyLength
+from keras_rda.lab.tasks.rwa_paper.rwa_copy import RWACopy
+
+__all__ = ["AddingProblem", "RWAClassifyLength", "RWACopy", "Reber"]
+
+__getattr__ = deprecated_names(__name__, ["ClassifyByLength", "VariableCopy"])

@@ -1,4 +1,4 @@
-"""The RWA paper's variable copy problem."""
+"""The copy task as the RWA paper runs it: the variable copy problem."""
 
 import math
 
@@ -11,14 +11,17 @@ from keras_rda.utils import validation
 
 
 @register_task
-class VariableCopy(Copy):
-    """Henaff et al.'s variable copy problem, as the RWA paper runs it.
+class RWACopy(Copy):
+    """`Copy` as the RWA paper runs it: Henaff et al.'s variable copy problem.
 
     `copy_length` (S) symbols out of `num_symbols` (K), then `blank_length`
     (T) blanks one of which is the delimiter, then S more blanks: 2S + T
     steps. After the delimiter the output must repeat the S symbols; blank
-    elsewhere. Always answering blank costs a cross-entropy of
-    S ln K / (2S + T) per step, the baseline to beat.
+    elsewhere. These are the sequences of `Copy(length=2S + T)` (the RDA
+    paper's copy task is this problem), measured by T instead of the whole
+    length and scored by cross-entropy: always answering blank costs
+    S ln K / (2S + T) per step, the baseline to beat. Registered as
+    "variable-copy".
 
     Args:
         blank_length: T, 100 or 1000 in the paper (`--seq-len`).

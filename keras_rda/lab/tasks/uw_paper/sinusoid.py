@@ -1,4 +1,4 @@
-"""The UW paper's sinusoid continuation task, clean and noisy (section 3.4).
+"""The UW paper's sinusoid continuation task (section 3.4).
 
 Le, Tran & Venkatesh, "Learning to Remember More with Less Memorization"
 (ICLR 2019), section 3.4 and Appendix J. Each example is a sinusoid
@@ -8,7 +8,8 @@ Le, Tran & Venkatesh, "Learning to Remember More with Less Memorization"
 sampled at x_t = (t + e_t) / 1000, e_t ~ U(-1, 1), t = 1 .. 2T. The model
 reads the first `T` points ("encoding") and must generate the next `T`
 ("decoding"); T = 100 in the paper. In the noisy variant the *input* points
-get added noise U(-2, 2); the targets are the clean continuation. The loss
+get added noise U(-2, 2) (`NoisySinusoid`, "sinusoid-noisy"); the targets
+are the clean continuation. The loss
 and the score are the mean squared error over the decoding steps.
 
 Layout (`2T` steps): `inputs[..., 0]` is the (noisy) point y_t during
@@ -26,8 +27,8 @@ LSTM at about 1.05 (clean) and 1.39 (noisy), UW 0.44 / 0.98 and CUW 0.61 /
 
 import numpy as np
 
-from keras_rda.lab.tasks.core.registry import register_preset
 from keras_rda.lab.tasks.core.registry import register_task
+from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.core.task import Task
 from keras_rda.utils import validation
 
@@ -46,13 +47,19 @@ def sinusoid_points(num, steps, rng):
 
 
 @register_task
-class SinusoidTask(Task):
+class Sinusoid(Task):
     """Sinusoid continuation: read `length` points, generate the next `length`.
+
+    The layout and the naive baseline are in this module's docstring.
 
     Args:
         length: `T`, points read and points generated (100 in the paper).
         noise: half-width of the uniform noise added to the input points
-            (0 for the clean task, 2 for the noisy one).
+            (0 for the clean task, 2 for the noisy one, `NoisySinusoid`).
+
+    Reference:
+        Le, Tran & Venkatesh 2019 (UW paper), section 3.4, Figure 3 and
+        Appendix J.
     """
 
     name = "sinusoid"
@@ -101,11 +108,4 @@ class SinusoidTask(Task):
         return {"length": self.length, "noise": self.noise}
 
 
-NoisySinusoidTask = register_preset(
-    SinusoidTask,
-    "NoisySinusoidTask",
-    name="sinusoid-noisy",
-    doc="""Sinusoid continuation from inputs with U(-2, 2) noise (section 3.4).""",
-    defaults={"noise": 2.0},
-    description="UW sinusoid continuation from noisy input (noise U(-2, 2))",
-)
+__getattr__ = deprecated_names(__name__, ["SinusoidTask", "NoisySinusoidTask"])

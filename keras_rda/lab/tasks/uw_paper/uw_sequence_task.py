@@ -1,4 +1,8 @@
-"""The UW paper's synthetic discrete tasks: double, copy, reverse, add, max.
+"""The base of the UW paper's synthetic discrete tasks.
+
+Double, copy, reverse, add and max (`UWDouble`, `UWCopy`, `UWReverse`,
+`UWAdd`, `UWMax`, one file each) share this generator and differ only in
+the output sequence they ask for.
 
 Le, Tran & Venkatesh, "Learning to Remember More with Less Memorization"
 (ICLR 2019), sections 3.1-3.3 and Appendix G (Table 5). A sequence of `T`
@@ -29,28 +33,32 @@ which is the paper's "average accuracy across decoding steps". The task's
 Uniform Writing interval is floor(T / (D + 1)) over the input, and the memory
 is written every step from `<eos>` on.
 
-The paper's add formula is garbled in the published text; its Appendix G
-row reads as the floored mean of the first and last elements, pairing
-`x_t` with `x_{T+1-t}` ("distant pairing", section 3.3), which keeps the
-output in `[low, high]` (10 outputs per step, as section 3.1 states for the
-discrete tasks). That reading is what `uw-add` implements.
-
 The tasks are registered as "uw-double", "uw-copy", "uw-reverse", "uw-add"
-and "uw-max" (the RDA paper's copy task is a different task).
+and "uw-max". `UWCopy` is the copy idea in this encode-then-decode form
+(the RDA paper's `Copy` recalls a few symbols after a random delay, another
+generator); `UWAdd` is not the adding problem (`AddingProblem`): it pairs
+every input with another, without markers.
 """
 
 import abc
+import inspect
 
 import numpy as np
 
-from keras_rda.lab.tasks.core.registry import register_task
 from keras_rda.lab.tasks.core.task import Task
+from keras_rda.lab.tasks.uw_paper.settings import PAPER_OPTIMISER
 from keras_rda.utils import validation
 
-#: Section 3.2: "we fix the learning rate and gradient clipping to 0.001 and
-#: 10", for every model of the comparison (the LSTM baseline included);
-#: section 3.3 (add, max) keeps "the same experimental setting".
-_OPTIMISER = {"learning_rate": 1e-3, "clipvalue": 10.0}
+
+class _DefaultBaseline:
+    """`Cls.baseline`: the baseline of the class's default parameters.
+
+    For listings of task classes; an instance's own `baseline` (set in
+    `__init__`, for its parameters) takes precedence.
+    """
+
+    def __get__(self, instance, cls):
+        return None if inspect.isabstract(cls) else cls().baseline
 
 
 class UWSequenceTask(Task):
@@ -90,16 +98,17 @@ class UWSequenceTask(Task):
             "batch_size": 32,
             "units": 64,
             "eval_every": 50,
-            **_OPTIMISER,
+            **PAPER_OPTIMISER,
         },
         "paper": {
             "batch_size": 64,
             "units": 100,
             "model_units": {"lstm": 125, "dnc-cuw": 95},
             "eval_every": 200,
-            **_OPTIMISER,
+            **PAPER_OPTIMISER,
         },
     }
+    baseline = _DefaultBaseline()
     default_high = 10
     min_length = 1
 
@@ -148,91 +157,3 @@ class UWSequenceTask(Task):
 
     def config(self):
         return {"length": self.length, "low": self.low, "high": self.high}
-
-
-@register_task
-class UWDoubleTask(UWSequenceTask):
-    """Double: reproduce the input sequence twice."""
-
-    name = "uw-double"
-    paper = "UW paper (Le et al. 2019), section 3.1 and Appendix G"
-    description = "UW double: output x_1..x_T twice (values 1-10)"
-    # Section 3.1 tuned the learning rate and clipping per model: each model
-    # keeps its own (the zoo's), unlike the fixed ones of sections 3.2-3.3.
-    training_scales = {
-        scale: {k: v for k, v in settings.items() if k not in _OPTIMISER}
-        for scale, settings in UWSequenceTask.training_scales.items()
-    }
-
-    def decode(self, values):
-        return np.concatenate([values, values], axis=1)
-
-
-@register_task
-class UWCopyTask(UWSequenceTask):
-    """Copy: reproduce the input sequence."""
-
-    name = "uw-copy"
-    paper = "UW paper (Le et al. 2019), section 3.2, Table 1 and Appendix G"
-    description = "UW copy: output x_1..x_T (values 1-10)"
-
-    def decode(self, values):
-        return values.copy()
-
-
-@register_task
-class UWReverseTask(UWSequenceTask):
-    """Reverse: the input sequence backwards."""
-
-    name = "uw-reverse"
-    paper = "UW paper (Le et al. 2019), section 3.2, Table 1 and Appendix G"
-    description = "UW reverse: output x_T..x_1 (values 1-10)"
-
-    def decode(self, values):
-        return values[:, ::-1].copy()
-
-
-@register_task
-class UWAddTask(UWSequenceTask):
-    """Add: floored mean of x_t and x_{T+1-t}, t = 1..floor(T/2)."""
-
-    name = "uw-add"
-    paper = "UW paper (Le et al. 2019), section 3.3, Table 2 and Appendix G"
-    description = "UW add: floor((x_t + x_{T+1-t})/2), t <= T/2 (values 1-10)"
-    min_length = 2
-
-    def decode(self, values):
-        half = values.shape[1] // 2
-        return (values[:, :half] + values[:, ::-1][:, :half]) // 2
-
-    def baseline_accuracy(self):
-        grid = np.arange(self.low, self.high + 1)
-        means = (grid[:, None] + grid[None, :]) // 2
-        return np.bincount(means.ravel()).max() / means.size
-
-
-@register_task
-class UWMaxTask(UWSequenceTask):
-    """Max: max(x_{2t-1}, x_{2t}), t = 1..floor(T/2), values 1-50."""
-
-    name = "uw-max"
-    paper = "UW paper (Le et al. 2019), section 3.3, Table 2 and Appendix G"
-    description = "UW max: max(x_{2t-1}, x_{2t}), t <= T/2 (values 1-50)"
-    default_high = 50
-    min_length = 2
-
-    def decode(self, values):
-        half = values.shape[1] // 2
-        return np.maximum(values[:, 0 : 2 * half : 2], values[:, 1 : 2 * half : 2])
-
-    def baseline_accuracy(self):
-        # The most frequent maximum of two uniform draws is `high`.
-        n = self.num_values
-        return 1.0 - ((n - 1) / n) ** 2
-
-
-# The class-level baseline is the one of the default parameters (for listings
-# of task classes); instances carry the one of their own parameters.
-for _cls in (UWDoubleTask, UWCopyTask, UWReverseTask, UWAddTask, UWMaxTask):
-    _cls.baseline = _cls().baseline
-del _cls
