@@ -64,6 +64,19 @@ MOVED = {
     "keras_rda.layers.cell_rnn": "keras_rda.layers.base_rnn",
     "keras_rda.utils.strategies": "keras_rda.lab.strategies",
     "keras_rda.utils.summaries": "keras_rda.lab.runs.summaries",
+    # Task modules that held several classes, now one class per file: the
+    # old module reads its paper package, which also serves the old class
+    # names (`keras_rda.lab.tasks.core.renamed`).
+    "keras_rda.lab.tasks.rda_paper.addition": "keras_rda.lab.tasks.rda_paper",
+    "keras_rda.lab.tasks.rwa_paper.presets": "keras_rda.lab.tasks.rwa_paper",
+    "keras_rda.lab.tasks.rwa_paper.variable_copy": "keras_rda.lab.tasks.rwa_paper",
+    "keras_rda.lab.tasks.uw_paper.sequence_tasks": "keras_rda.lab.tasks.uw_paper",
+    "keras_rda.lab.tasks.ffa_paper.presets": "keras_rda.lab.tasks.ffa_paper",
+    "keras_rda.tasks.rda_paper.addition": "keras_rda.lab.tasks.rda_paper",
+    "keras_rda.tasks.rwa_paper.presets": "keras_rda.lab.tasks.rwa_paper",
+    "keras_rda.tasks.rwa_paper.variable_copy": "keras_rda.lab.tasks.rwa_paper",
+    "keras_rda.tasks.uw_paper.sequence_tasks": "keras_rda.lab.tasks.uw_paper",
+    "keras_rda.tasks.ffa_paper.presets": "keras_rda.lab.tasks.ffa_paper",
 }
 
 
