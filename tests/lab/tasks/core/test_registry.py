@@ -26,33 +26,33 @@ SYNTHETIC = [name for name in task_names() if "mnist" not in name]
 
 # Registry name -> (public class, the paper package it lives in).
 EXPECTED = {
-    "addition": ("Addition", "rda_paper"),
+    "addition": ("RDAAddingProblem", "rda_paper"),
     "classify-length": ("ClassifyLength", "rda_paper"),
     "copy": ("Copy", "rda_paper"),
     "multicopy": ("Multicopy", "rda_paper"),
     "mnist": ("SequentialMnist", "rda_paper"),
     "pmnist": ("PermutedMnist", "rda_paper"),
     "adding-problem": ("AddingProblem", "rwa_paper"),
-    "classify-by-length": ("ClassifyByLength", "rwa_paper"),
+    "classify-by-length": ("RWAClassifyLength", "rwa_paper"),
     "reber": ("Reber", "rwa_paper"),
-    "variable-copy": ("VariableCopy", "rwa_paper"),
-    "uw-double": ("UWDoubleTask", "uw_paper"),
-    "uw-copy": ("UWCopyTask", "uw_paper"),
-    "uw-reverse": ("UWReverseTask", "uw_paper"),
-    "uw-add": ("UWAddTask", "uw_paper"),
-    "uw-max": ("UWMaxTask", "uw_paper"),
-    "sinusoid": ("SinusoidTask", "uw_paper"),
-    "sinusoid-noisy": ("NoisySinusoidTask", "uw_paper"),
+    "variable-copy": ("RWACopy", "rwa_paper"),
+    "uw-double": ("UWDouble", "uw_paper"),
+    "uw-copy": ("UWCopy", "uw_paper"),
+    "uw-reverse": ("UWReverse", "uw_paper"),
+    "uw-add": ("UWAdd", "uw_paper"),
+    "uw-max": ("UWMax", "uw_paper"),
+    "sinusoid": ("Sinusoid", "uw_paper"),
+    "sinusoid-noisy": ("NoisySinusoid", "uw_paper"),
     "associative-recall": ("AssociativeRecall", "weinet_paper"),
-    "ffa-addition": ("FFAAddition", "ffa_paper"),
-    "ffa-multiplication": ("FFAMultiplication", "ffa_paper"),
-    "ffa-addition-variable": ("FFAAdditionVariable", "ffa_paper"),
-    "ffa-multiplication-variable": ("FFAMultiplicationVariable", "ffa_paper"),
+    "ffa-addition": ("FFAAddingProblem", "ffa_paper"),
+    "ffa-multiplication": ("FFAMultiplicationProblem", "ffa_paper"),
+    "ffa-addition-variable": ("FFAVariableAddingProblem", "ffa_paper"),
+    "ffa-multiplication-variable": ("FFAVariableMultiplicationProblem", "ffa_paper"),
 }
 
 # Preset -> (the task whose generator it runs, its defaults there).
 PRESETS = {
-    "adding-problem": ("addition", {"length": 100}),
+    "addition": ("adding-problem", {"length": 1000}),
     "classify-by-length": ("classify-length", {"min_length": 0}),
     "sinusoid-noisy": ("sinusoid", {"noise": 2.0}),
     "ffa-addition-variable": ("ffa-addition", {"max_length": 10000}),
@@ -79,9 +79,10 @@ def test_presets_draw_the_base_generators_sequences(name):
     assert isinstance(preset, Task) and preset.preset_of is not None
     for key, value in defaults.items():
         assert getattr(preset, key) == value
+    assert preset.preset_of == base and isinstance(preset, type(same))
     a = preset.generate(4, np.random.default_rng(0))
     b = same.generate(4, np.random.default_rng(0))
-    if name == "adding-problem":  # the RWA paper's channel order
+    if name == "addition":  # the RDA paper's channel order
         b = (b[0][..., ::-1], b[1], b[2])
     for u, v in zip(a, b):
         np.testing.assert_array_equal(u, v)
@@ -96,13 +97,31 @@ def test_preset_signature_positional_and_errors():
     assert cls.shortened() == {"max_length": (1000, 100)}
     with pytest.raises(ValueError, match="`min_length`"):
         cls(min_length=-1)
+    copy = get_task_class("copy")
     with pytest.raises(ValueError, match="no argument 'size'"):
-        register_preset(
-            get_task_class("copy"), "Bad", name="bad", doc="", defaults={"size": 3}
-        )
+
+        @register_preset
+        class Bad(copy):
+            name = "bad"
+
+            def __init__(self, size=3):
+                super().__init__(length=size)
+
     with pytest.raises(ValueError, match="already registered"):
-        register_preset(get_task_class("copy"), "Copy2", name="copy", doc="")
-    assert "bad" not in task_names()
+
+        @register_preset
+        class Copy2(copy):
+            name = "copy"
+
+    with pytest.raises(ValueError, match="no `name` of its own"):
+
+        @register_preset
+        class Unnamed(copy):
+            pass
+
+    with pytest.raises(TypeError, match="class decorator"):
+        register_preset(copy, "Bad", name="bad", doc="", defaults={"length": 3})
+    assert "bad" not in task_names() and get_task_class("copy") is copy
 
 
 def test_unknown_task_lists_the_names():

@@ -1,4 +1,4 @@
-"""The RDA paper's classify-length task and the RWA paper's preset of it."""
+"""The classify-length task (RDA paper) and the RWA paper's preset of it."""
 
 import numpy as np
 import pytest
@@ -27,4 +27,3 @@ def test_classify_length_paper_defaults():
     task = get_task("classify-length")
     assert (task.min_length, task.max_length) == (1, 1000)
     assert task.threshold == ("accuracy", ">=", 1.0)
-    assert get_task("classify-by-length").min_length == 0

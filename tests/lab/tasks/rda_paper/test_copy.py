@@ -1,4 +1,4 @@
-"""The RDA paper's copy and multicopy tasks."""
+"""The RDA paper's copy task."""
 
 import numpy as np
 import pytest
@@ -25,26 +25,3 @@ def test_copy_recalls_first_symbols_after_marker():
         assert np.all(rest == blank)
     assert np.all(w == 1)
     assert task.baseline == pytest.approx(np.mean(y == blank))
-
-
-def test_multicopy_blocks():
-    task = get_task("multicopy")
-    assert task.total_length() == 1000 and task.num_copies == 50
-    x, y, _ = task.generate(3, np.random.default_rng(5))
-    tokens = _decode(x)
-    blank, marker = 8, 9
-    for t, target in zip(tokens, y):
-        assert np.sum(t == marker) == 50
-        for b in range(50):
-            start = 20 * b
-            symbols = t[start : start + 8]
-            assert np.all(symbols < 8)
-            assert t[start + 8] == blank and t[start + 9] == marker  # 2 steps after
-            np.testing.assert_array_equal(target[start + 10 : start + 18], symbols)
-        assert np.sum(target != blank) == 50 * 8
-    assert task.baseline == pytest.approx(1 - 8 / 20)
-
-
-def test_multicopy_rejects_block_too_short():
-    with pytest.raises(ValueError, match="block_length"):
-        get_task("multicopy", block_length=10, copy_length=8)

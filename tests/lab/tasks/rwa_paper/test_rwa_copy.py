@@ -1,4 +1,4 @@
-"""The RWA paper's variable copy problem."""
+"""The RWA paper's run of the copy task: the variable copy problem."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""The RDA paper's addition task and the RWA paper's adding-problem preset of it."""
+"""The adding problem (RWA paper) and the RDA paper's preset of it."""
 
 import numpy as np
 import pytest
@@ -20,7 +20,5 @@ def test_addition_target_is_sum_of_marked(name, value_channel):
     assert task.baseline == pytest.approx(0.167, abs=1e-3)
 
 
-def test_addition_paper_defaults():
-    assert get_task("addition").length == 1000
+def test_adding_problem_paper_defaults():
     assert get_task("adding-problem").length == 100
-    assert get_task("addition").threshold == ("loss", "<", 0.001)
