@@ -5,6 +5,7 @@ import math
 import pathlib
 import re
 
+from keras_rda.lab.reporting import claims
 from keras_rda.lab.reporting.benchmark_tables import benchmark_markdown
 from keras_rda.lab.runs.runner import json_safe
 from keras_rda.lab.runs.runner import metric_key
@@ -360,14 +361,18 @@ def table_record_markdown(data):
     return "\n".join(lines)
 
 
-def render(data, name):
+def render(data, name, results_dir="results"):
     """The Markdown a record stands for in the docs: its table and its command.
 
     `data` is a run record (written by `keras-rda train`/`compare`, with
     `"runs"`), a benchmark record (`benchmarks/*.py --json`; see
-    `keras_rda.lab.reporting.benchmark_tables`), or a table record (with
-    `"columns"` and `"rows"`; see docs/experiments.md).
+    `keras_rda.lab.reporting.benchmark_tables`), a table record (with
+    `"columns"` and `"rows"`; see docs/experiments.md), or a claims record
+    (with `"claims"`: a paper's verdict table, whose numbers are read from
+    the records in `results_dir`; see `keras_rda.lab.reporting.claims`).
     """
+    if claims.is_claims_record(data):
+        return claims.claims_markdown(data, results_dir, name) + "\n"
     benchmark = None if "runs" in data else benchmark_markdown(data)
     enwik8 = isinstance(data.get("runs"), dict)
     if enwik8:
@@ -429,13 +434,14 @@ def rebuild_tables(text, results_dir):
     def replace(match):
         name = match.group("name")
         names.append(name)
-        body = render(load_record(results_dir, name), name)
+        body = render(load_record(results_dir, name), name, results_dir)
         return match.group(1) + body + match.group(4)
 
     return MARKER.sub(replace, text), names
 
 
 def documents(root):
-    """The Markdown files whose tables `keras-rda report` rebuilds."""
+    """The Markdown files whose tables `keras-rda report` rebuilds: the
+    README and every page under docs/ (docs/papers/ included)."""
     root = pathlib.Path(root)
-    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]

@@ -1,0 +1,571 @@
+"""The papers' claims against our records: the verdict tables of docs/papers.
+
+A claims record (`results/claims/PAPER.json`) is data, not prose: for each
+claim of a paper, where the paper makes it, the paper's number, the setting
+we ran, how to read *our* number from which record (`ours`), the verdict
+and, where it was measured, its cause. `keras-rda report` renders it where
+a page has `<!-- keras-rda report: claims/PAPER -->`, reading every number
+of the "ours" column from the records it names, so the table cannot drift
+from `results/`.
+
+A claim::
+
+    {
+      "id": "multicopy-3x",
+      "claim": "The RDA learns multicopy 3x faster than the LSTM and the GRU",
+      "source": "section 6.4, Table 6",
+      "paper": "RDA-sigmoid-id 1,316 steps; GRU 3,984; LSTM 4,048",
+      "setting": "50 copies in 1,000 steps, 250 units, seed 0",
+      "ours": [{"label": "RDA", "record": "rda_paper/multicopy-compare",
+                "model": "rda", "value": "steps_to_threshold"}, ...],
+      "direction": [{"left": "GRU", "op": ">=", "right": "RDA", "times": 3}],
+      "magnitude": [{"left": "RDA", "op": "<=", "right": 1974}],
+      "verdict": "reproduced",
+      "cause": ""
+    }
+
+A reading (one entry of `ours`) names a record (or a list of records whose
+runs are pooled) and what to read from it (`value`):
+
+- run records (`keras-rda train`/`compare`), the runs of `model` (and
+  `seeds`, if given): `steps_to_threshold` (the task's threshold; a run that
+  never met it reads "more than the steps it ran"), `final` (the held-out
+  score at the end; `metric` to read another, e.g. `"loss"`), `best` (the
+  best held-out score of the curve), `largest_drop` (the largest fall of the
+  held-out score between two evaluations), `first_step` (the first evaluated step
+  whose `key` satisfies `op` `at`, e.g. `val_accuracy >= 0.99`),
+  `steps_run`;
+- table and benchmark records (with `rows`): `row`, the row whose cells
+  equal `where` (by column name for list rows), its `column`/`field`;
+- trial records (with `trials`, e.g. `benchmarks/attention_table1.py`):
+  `epochs_to_100` (fewest epochs to 100% over the matching trials' learning
+  rates; never reaching it reads "more than the epochs run") or
+  `best_accuracy`;
+- enwik8 records: `enwik8`, the `field` of `model`'s run.
+
+Several runs (seeds, policies) are combined by `aggregate` (`median` by
+default, `mean`, `min`, `max`).
+
+A value that is only bounded ("more than 3,600 steps") is an interval, and a
+condition holds only when it holds for every value in the intervals, so
+"more than 3,600" is at least 3 x 850 but not known to be at least
+3 x 2,000. Conditions (`left` `op` `right`, `times` scaling the right side):
+`<`, `<=`, `>`, `>=`, `~` (within `tol` of the right side), `met` and
+`never` (the left value is exact / only a lower bound, e.g. a threshold not
+met within the run). `check_verdict` says whether a claim's verdict agrees
+with its conditions:
+
+- reproduced: every direction and magnitude condition holds;
+- direction only: every direction condition holds (and not every
+  magnitude condition, unless the claim gives none);
+- not reproduced: some condition fails;
+- not run: no readings and no conditions.
+"""
+
+import dataclasses
+import json
+import math
+import pathlib
+import statistics
+
+VERDICTS = ("reproduced", "direction only", "not reproduced", "not run")
+AGGREGATES = ("median", "mean", "min", "max")
+OPS = ("<", "<=", ">", ">=", "~", "met", "never")
+
+
+@dataclasses.dataclass(frozen=True)
+class Value:
+    """A number known to lie in `[low, high]` (`high` is inf for "more than
+    `low`", with `low` itself excluded)."""
+
+    low: float
+    high: float
+
+    @classmethod
+    def exact(cls, value):
+        return cls(float(value), float(value))
+
+    @classmethod
+    def more_than(cls, value):
+        return cls(float(value), math.inf)
+
+    @property
+    def is_exact(self):
+        return self.low == self.high
+
+    def scaled(self, factor):
+        return Value(self.low * factor, self.high * factor)
+
+
+def is_claims_record(data):
+    """Whether `data` is a claims record (`{"claims": [...]}`)."""
+    return isinstance(data, dict) and isinstance(data.get("claims"), list)
+
+
+# --- Reading numbers from records -----------------------------------------
+
+
+def _records(reading, results_dir):
+    names = reading["record"]
+    names = [names] if isinstance(names, str) else list(names)
+    return [(name, load(results_dir, name)) for name in names]
+
+
+def load(results_dir, name):
+    """The record `results_dir/NAME.json`."""
+    path = pathlib.Path(results_dir) / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no record {path} (named by a claim)")
+    return json.loads(path.read_text())
+
+
+def _metric_key(metric):
+    from keras_rda.lab.reporting import report
+
+    return report.metric_key(metric)
+
+
+def _higher_is_better(metric):
+    return metric == "accuracy"
+
+
+def _runs(reading, results_dir):
+    """The runs of `reading["model"]` (and its seeds) in its records, each
+    with the record it came from."""
+    seeds = reading.get("seeds")
+    runs = []
+    for name, data in _records(reading, results_dir):
+        if not isinstance(data.get("runs"), list):
+            raise ValueError(f"record {name!r} has no list of runs")
+        for run in data["runs"]:
+            if run["model"] != reading["model"]:
+                continue
+            if seeds is not None and run["settings"]["seed"] not in seeds:
+                continue
+            runs.append((data, run))
+    if not runs:
+        raise ValueError(
+            f"no run of model {reading['model']!r}"
+            + (f" with seeds {seeds}" if seeds is not None else "")
+            + f" in {reading['record']!r}"
+        )
+    return runs
+
+
+def _run_value(kind, reading, data, run):
+    metric = reading.get("metric", data["metric"])
+    if kind == "steps_to_threshold":
+        steps = run["steps_to_threshold"]
+        return Value.more_than(run["steps"]) if steps is None else Value.exact(steps)
+    if kind == "steps_run":
+        return Value.exact(run["steps"])
+    if kind == "final":
+        value = run["final"].get(_metric_key(metric))
+        if value is None:
+            raise ValueError(f"run {run['model']!r} has no final {metric!r}")
+        return Value.exact(value)
+    if kind == "best":
+        key = "val_" + _metric_key(metric)
+        values = [c[key] for c in run["curve"] if c.get(key) is not None]
+        pick = max if _higher_is_better(metric) else min
+        return Value.exact(pick(values))
+    if kind == "largest_drop":
+        key = "val_" + _metric_key(metric)
+        values = [c[key] for c in run["curve"] if c.get(key) is not None]
+        sign = 1 if _higher_is_better(metric) else -1
+        falls = [sign * (a - b) for a, b in zip(values, values[1:])]
+        return Value.exact(max(falls, default=0.0))
+    if kind == "first_step":
+        key, op, at = reading["key"], reading["op"], reading["at"]
+        for point in run["curve"]:
+            value = point.get(key)
+            if value is not None and _compare_numbers(value, op, at):
+                return Value.exact(point["step"])
+        return Value.more_than(run["curve"][-1]["step"] if run["curve"] else 0)
+    raise ValueError(f"unknown value {kind!r} for a run record")
+
+
+def _compare_numbers(a, op, b):
+    return {
+        "<": a < b,
+        "<=": a <= b,
+        ">": a > b,
+        ">=": a >= b,
+    }[op]
+
+
+def _number(cell):
+    """A table cell as a Value: a number, "N (...)" as N, "not in N" as more
+    than N."""
+    if isinstance(cell, (int, float)):
+        return Value.exact(cell)
+    text = str(cell).strip().replace(",", "")
+    if text.startswith("not in "):
+        return Value.more_than(float(text.split()[2]))
+    head = text.split()[0].rstrip("%x")
+    return Value.exact(float(head))
+
+
+def _rows(data):
+    """A record's rows as dicts (list rows keyed by `columns`)."""
+    rows = data.get("rows") or []
+    if rows and not isinstance(rows[0], dict):
+        return [dict(zip(data["columns"], row)) for row in rows]
+    return rows
+
+
+def _row_values(reading, results_dir):
+    out = []
+    for name, data in _records(reading, results_dir):
+        where = reading["where"]
+        matches = [
+            r for r in _rows(data) if all(r.get(k) == v for k, v in where.items())
+        ]
+        if len(matches) != 1:
+            raise ValueError(
+                f"{len(matches)} rows of {name!r} match {where!r} (expected one)"
+            )
+        field = reading.get("column") or reading["field"]
+        out.append(_number(matches[0][field]))
+    return out
+
+
+def _trial_values(reading, results_dir):
+    out = []
+    for name, data in _records(reading, results_dir):
+        where = reading["where"]
+        trials = [
+            t for t in data["trials"] if all(t.get(k) == v for k, v in where.items())
+        ]
+        if not trials:
+            raise ValueError(f"no trial of {name!r} matches {where!r}")
+        if reading["value"] == "best_accuracy":
+            out.append(
+                Value.exact(max(a for t in trials for a in t["accuracy_per_epoch"]))
+            )
+            continue
+        solved = [t["epochs_to_100"] for t in trials if t["epochs_to_100"]]
+        if solved:
+            out.append(Value.exact(min(solved)))
+        else:
+            out.append(
+                Value.more_than(max(len(t["accuracy_per_epoch"]) for t in trials))
+            )
+    return out
+
+
+def _enwik8_values(reading, results_dir):
+    out = []
+    for name, data in _records(reading, results_dir):
+        run = data["runs"].get(reading["model"])
+        if run is None:
+            raise ValueError(f"no run of {reading['model']!r} in {name!r}")
+        out.append(Value.exact(run[reading["field"]]))
+    return out
+
+
+def aggregate(values, how="median"):
+    """Several Values as one: the aggregate of the low ends and of the high
+    ends (each is monotone, so the true aggregate lies between them)."""
+    if how not in AGGREGATES:
+        raise ValueError(f"unknown aggregate {how!r}; expected one of {AGGREGATES}")
+    if len(values) == 1:
+        return values[0]
+    combine = {
+        "median": statistics.median,
+        "mean": statistics.fmean,
+        "min": min,
+        "max": max,
+    }[how]
+    return Value(combine([v.low for v in values]), combine([v.high for v in values]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Reading:
+    """One number of the "ours" column: its value, how many runs it
+    combines, and how to print it."""
+
+    label: str
+    value: Value
+    count: int
+    aggregate: str
+    format: str
+    unit: str = ""
+
+    def text(self):
+        out = f"{self.label}: {format_value(self.value, self.format)}"
+        if self.unit:
+            out += f" {self.unit}"
+        if self.count > 1:
+            out += f" ({self.aggregate} of {self.count})"
+        return out
+
+
+def read(reading, results_dir):
+    """The `Reading` a claim's `ours` entry stands for."""
+    kind = reading["value"]
+    if kind == "row":
+        values = _row_values(reading, results_dir)
+    elif kind in ("epochs_to_100", "best_accuracy"):
+        values = _trial_values(reading, results_dir)
+    elif kind == "enwik8":
+        values = _enwik8_values(reading, results_dir)
+    else:
+        values = [
+            _run_value(kind, reading, data, run)
+            for data, run in _runs(reading, results_dir)
+        ]
+    how = reading.get("aggregate", "median")
+    return Reading(
+        label=reading["label"],
+        value=aggregate(values, how),
+        count=len(values),
+        aggregate=how,
+        format=reading.get("format", _default_format(kind)),
+        unit=reading.get("unit", ""),
+    )
+
+
+def _default_format(kind):
+    if kind in ("steps_to_threshold", "steps_run", "first_step", "epochs_to_100"):
+        return "int"
+    return "3f"
+
+
+def format_value(value, fmt):
+    """`value` as text: `int` (thousands separated), `3f`/`2f` (decimals),
+    `pct` (a fraction as a percentage), `1f%` (a percentage already), `x` (a
+    ratio), `4g`; a lower bound as "> N"."""
+
+    def one(x):
+        if fmt.endswith("%") and fmt != "pct":  # a percentage already, e.g. "1f%"
+            return format_value(Value.exact(x), fmt[:-1]) + "%"
+        if fmt == "int":
+            return f"{x:,.0f}"
+        if fmt == "pct":
+            return f"{100 * x:.1f}%"
+        if fmt == "x":
+            return f"{x:.2f}x"
+        if fmt.endswith("f") and fmt[:-1].isdigit():
+            return f"{x:.{int(fmt[:-1])}f}"
+        if fmt == "4g":
+            return f"{x:.4g}"
+        raise ValueError(f"unknown format {fmt!r}")
+
+    if value.is_exact:
+        return one(value.low)
+    if math.isinf(value.high):
+        return f"> {one(value.low)}"
+    return f"{one(value.low)} to {one(value.high)}"
+
+
+# --- Conditions and verdicts ----------------------------------------------
+
+
+def _side(side, readings):
+    if isinstance(side, (int, float)):
+        return Value.exact(side)
+    if side not in readings:
+        raise ValueError(f"a condition names {side!r}, which no reading has")
+    return readings[side].value
+
+
+def holds(condition, readings):
+    """Whether `condition` holds for every value within the readings'
+    intervals (False when it is not known to hold)."""
+    op = condition["op"]
+    if op not in OPS:
+        raise ValueError(f"unknown operator {op!r}; expected one of {OPS}")
+    left = _side(condition["left"], readings)
+    if op == "met":
+        return left.is_exact
+    if op == "never":
+        return math.isinf(left.high)
+    right = _side(condition["right"], readings).scaled(condition.get("times", 1))
+    if op == "~":
+        tol = condition["tol"]
+        return left.low >= right.high - tol and left.high <= right.low + tol
+    if op in (">", ">="):
+        left, right = right, left
+        op = "<" if op == ">" else "<="
+    # left < right for every value: left's highest below right's lowest (a
+    # lower bound "more than N" excludes N itself).
+    if op == "<":
+        return left.high < right.low or (left.high == right.low and not right.is_exact)
+    return left.high <= right.low
+
+
+def condition_text(condition):
+    """A condition as text, e.g. `GRU >= 3 x RDA`."""
+    op = condition["op"]
+    if op in ("met", "never"):
+        return f"{condition['left']} {op}"
+    right = condition["right"]
+    if condition.get("times", 1) != 1:
+        right = f"{condition['times']:g} x {right}"
+    if op == "~":
+        return f"{condition['left']} within {condition['tol']:g} of {right}"
+    return f"{condition['left']} {op} {right}"
+
+
+def check_verdict(claim, readings):
+    """The ways `claim`'s verdict disagrees with its conditions (empty when
+    it agrees); `readings` maps each label to its `Reading`."""
+    verdict = claim["verdict"]
+    direction = claim.get("direction", [])
+    magnitude = claim.get("magnitude", [])
+    if verdict not in VERDICTS:
+        return [f"unknown verdict {verdict!r}"]
+    if verdict == "not run":
+        if claim.get("ours") or direction or magnitude:
+            return ["a claim not run has no readings and no conditions"]
+        return []
+    if not claim.get("ours"):
+        return [f"a claim {verdict!r} needs readings"]
+    failed_direction = [c for c in direction if not holds(c, readings)]
+    failed_magnitude = [c for c in magnitude if not holds(c, readings)]
+    problems = []
+    if verdict == "reproduced":
+        if not direction and not magnitude:
+            problems.append("a reproduced claim needs at least one condition")
+        for c in failed_direction + failed_magnitude:
+            problems.append(f"reproduced, but {condition_text(c)} does not hold")
+    elif verdict == "direction only":
+        if not direction:
+            problems.append("a direction-only claim needs a direction condition")
+        for c in failed_direction:
+            problems.append(f"direction only, but {condition_text(c)} does not hold")
+        if magnitude and not failed_magnitude:
+            problems.append(
+                "direction only, but every magnitude condition holds: reproduced"
+            )
+    elif not failed_direction and not failed_magnitude:
+        problems.append("not reproduced, but every condition holds")
+    return problems
+
+
+# --- Provenance of the records --------------------------------------------
+
+
+def record_names(data):
+    """Every record a claims record reads, in first-named order."""
+    names = []
+    for claim in data["claims"]:
+        for reading in claim.get("ours", []):
+            record = reading["record"]
+            for name in [record] if isinstance(record, str) else record:
+                if name not in names:
+                    names.append(name)
+    return names
+
+
+# Table records of `benchmarks/` scripts that time or count, train nothing.
+TIMING_TABLES = (
+    "attention_speed",
+    "comparison_cost",
+    "enwik8_speed",
+    "speed_summary",
+    "tensorarray_gradient",
+)
+
+
+def is_timing_record(record):
+    """Whether `record` times or counts (a `benchmarks/` speed, cost or
+    profile record): its numbers come from no seeded training, so it has no
+    seed."""
+    from keras_rda.lab.reporting import benchmark_tables
+
+    if "runs" in record or "trials" in record:
+        return False
+    return (
+        record.get("benchmark") in TIMING_TABLES
+        or benchmark_tables.benchmark_markdown(record) is not None
+    )
+
+
+def provenance(record):
+    """`(command, commits, seeds)` of a record: its command, the git commits
+    it names (its own, its environments' or its runs'), and the seeds of its
+    runs (or its own `seed`). Missing ones are empty."""
+    command = record.get("command")
+    commits = []
+
+    def add(git):
+        commit = (git or {}).get("commit")
+        if commit and commit not in commits:
+            commits.append(commit)
+
+    add(record.get("git"))
+    for environment in (record.get("environments") or {}).values():
+        add(environment.get("git"))
+    runs = record.get("runs")
+    seeds = []
+    if isinstance(runs, dict):  # enwik8: a run per model
+        runs = list(runs.values())
+        for run in runs:
+            add(run.get("git"))
+            command = command or run.get("command")
+        seeds = [run.get("seed") for run in runs]
+    elif isinstance(runs, list):
+        seeds = [(run.get("settings") or {}).get("seed") for run in runs]
+    seeds = {s for s in seeds if s is not None}
+    if not seeds:  # the record's own (enwik8, table records)
+        seeds = {record.get("seed", (record.get("settings") or {}).get("seed"))}
+    seeds = sorted(s for s in seeds if s is not None)
+    return command, commits, seeds
+
+
+def _escape(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def claims_markdown(data, results_dir, name="claims"):
+    """The verdict table of the claims record `data` (`results_dir/NAME.json`),
+    every "ours" number read from its record, then the verdict counts, the
+    record's rules and each record's commit and seeds.
+
+    Raises:
+        ValueError: a record, run or row a reading names is missing.
+    """
+    lines = [
+        "| # | claim | paper | ours | setting | verdict | cause |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    counts = dict.fromkeys(VERDICTS, 0)
+    for index, claim in enumerate(data["claims"], 1):
+        readings = [read(r, results_dir) for r in claim.get("ours", [])]
+        ours = "; ".join(r.text() for r in readings) or "-"
+        counts[claim["verdict"]] += 1
+        cells = [
+            str(index),
+            f"{claim['claim']} ({claim['source']})",
+            claim["paper"],
+            ours,
+            claim.get("setting") or "-",
+            f"**{claim['verdict']}**",
+            claim.get("cause") or "-",
+        ]
+        lines.append("| " + " | ".join(_escape(c) for c in cells) + " |")
+    lines += [
+        "",
+        "Verdicts: "
+        + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
+        + f". Each verdict's conditions on the numbers are in"
+        f" `results/{name}.json`." + (f" {data['rules']}" if data.get("rules") else ""),
+    ]
+    names = record_names(data)
+    if names:
+        lines += ["", "| record | commit | seeds |", "|---|---|---|"]
+        for name in names:
+            _, commits, seeds = provenance(load(results_dir, name))
+            record = load(results_dir, name)
+            commit = ", ".join(c[:7] for c in commits) or "not recorded"
+            if (record.get("git") or {}).get("determined_by"):
+                commit += " (determined afterwards, see the record)"
+            seed_text = ", ".join(str(s) for s in seeds) or "not recorded"
+            if seeds and record.get("seed_determined_by"):
+                seed_text += " (determined afterwards, see the record)"
+            if not seeds and is_timing_record(record):
+                seed_text = "none (a timing)"
+            lines.append(f"| `results/{name}.json` | {commit} | {seed_text} |")
+    return "\n".join(lines)

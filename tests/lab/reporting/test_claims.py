@@ -1,0 +1,324 @@
+"""The papers' verdict tables (`results/claims/*.json`, docs/papers/*.md).
+
+Every "ours" number of a paper page is read from a record by `keras-rda
+report`; these tests check that the claims records are well formed, that
+every verdict agrees with its conditions on those numbers, that every
+record behind a page carries its command, commit and seed, and that the
+pages are what the records give.
+"""
+
+import json
+import math
+import re
+
+import pytest
+
+from keras_rda.lab.cli import main
+from keras_rda.lab.reporting import claims
+from keras_rda.lab.reporting import report
+from tests.conftest import REPO_ROOT
+
+RESULTS = REPO_ROOT / "results"
+CLAIMS = sorted((RESULTS / "claims").glob("*.json"))
+PAPERS = ("rda", "rwa", "uw", "weinet", "ffa")
+PAGES = [REPO_ROOT / "docs" / "papers" / f"{p}.md" for p in PAPERS]
+PAGES.append(REPO_ROOT / "docs" / "benchmarks.md")
+
+
+def _claims(path):
+    return json.loads(path.read_text())
+
+
+def _readings(claim):
+    return {r["label"]: claims.read(r, RESULTS) for r in claim.get("ours", [])}
+
+
+# --- The semantics of values and conditions --------------------------------
+
+
+def test_a_bound_supports_only_what_holds_for_every_larger_value():
+    """'More than 3,600 steps' is at least 3 x 850 but not known to be at
+    least 3 x 2,000, and not below anything."""
+    more = claims.Value.more_than(3600)
+    readings = {
+        "LSTM": claims.Reading("LSTM", more, 1, "median", "int"),
+        "RDA": claims.Reading("RDA", claims.Value.exact(850), 1, "median", "int"),
+        "slow": claims.Reading("slow", claims.Value.exact(2000), 1, "median", "int"),
+    }
+    assert claims.holds(
+        {"left": "LSTM", "op": ">=", "right": "RDA", "times": 3}, readings
+    )
+    assert not claims.holds(
+        {"left": "LSTM", "op": ">=", "right": "slow", "times": 3}, readings
+    )
+    assert claims.holds({"left": "RDA", "op": "<", "right": "LSTM"}, readings)
+    assert not claims.holds({"left": "LSTM", "op": "<", "right": 10**9}, readings)
+    # "more than 3,600" exceeds 3,600 itself.
+    assert claims.holds({"left": "LSTM", "op": ">", "right": 3600}, readings)
+    assert claims.holds({"left": "LSTM", "op": "never"}, readings)
+    assert not claims.holds({"left": "LSTM", "op": "met"}, readings)
+    assert claims.holds({"left": "RDA", "op": "~", "right": 860, "tol": 10}, readings)
+    assert not claims.holds(
+        {"left": "RDA", "op": "~", "right": 861, "tol": 10}, readings
+    )
+    with pytest.raises(ValueError, match="no reading"):
+        claims.holds({"left": "GRU", "op": "met"}, readings)
+
+
+def test_aggregates_bound_the_true_value():
+    """Seeds that never met a threshold read 'more than their steps'; the
+    median of [250, > 400, > 400] is more than 400, of [250, 325, > 400]
+    exactly 325."""
+    a = [claims.Value.exact(250), claims.Value.more_than(400)]
+    assert claims.aggregate(a + [claims.Value.more_than(400)]) == claims.Value(
+        400, math.inf
+    )
+    assert claims.aggregate(a + [claims.Value.exact(325)]) == claims.Value(325, 325)
+    assert claims.aggregate(a, "min") == claims.Value(250, 250)
+    assert claims.format_value(claims.Value.more_than(3600), "int") == "> 3,600"
+    assert claims.format_value(claims.Value.exact(0.5), "pct") == "50.0%"
+    assert claims.format_value(claims.Value.exact(80.3), "1f%") == "80.3%"
+
+
+def _claim(verdict, direction=(), magnitude=(), ours=True):
+    return {
+        "verdict": verdict,
+        "ours": [{"label": "A"}] if ours else [],
+        "direction": list(direction),
+        "magnitude": list(magnitude),
+    }
+
+
+def test_check_verdict_rules():
+    readings = {"A": claims.Reading("A", claims.Value.exact(1), 1, "median", "int")}
+    yes = {"left": "A", "op": "<", "right": 2}
+    no = {"left": "A", "op": ">", "right": 2}
+    check = claims.check_verdict
+    assert check(_claim("reproduced", [yes], [yes]), readings) == []
+    assert check(_claim("reproduced", [yes], [no]), readings)
+    assert check(_claim("reproduced"), readings)  # no condition at all
+    assert check(_claim("direction only", [yes], [no]), readings) == []
+    assert check(_claim("direction only", [yes]), readings) == []
+    assert check(_claim("direction only", [yes], [yes]), readings)  # reproduced
+    assert check(_claim("direction only", [no], [no]), readings)
+    assert check(_claim("not reproduced", [no]), readings) == []
+    assert check(_claim("not reproduced", [yes], [no]), readings) == []
+    assert check(_claim("not reproduced", [yes], [yes]), readings)
+    assert check(_claim("not run", ours=False), {}) == []
+    assert check(_claim("not run"), readings)
+    assert check(_claim("not reproduced", [no], ours=False), {})
+    assert check(_claim("tried"), readings)
+
+
+# --- The claims records ---------------------------------------------------
+
+
+def test_every_paper_has_a_claims_record():
+    assert sorted(p.stem for p in CLAIMS) == sorted(PAPERS)
+
+
+@pytest.mark.parametrize("path", CLAIMS, ids=lambda p: p.stem)
+def test_claims_records_are_well_formed(path):
+    data = _claims(path)
+    assert claims.is_claims_record(data) and data["paper"]
+    ids = [c["id"] for c in data["claims"]]
+    assert len(ids) == len(set(ids)), "claim ids repeat"
+    for claim in data["claims"]:
+        for key in ("claim", "source", "paper", "setting", "verdict"):
+            assert claim.get(key), f"{claim['id']}: no {key!r}"
+        assert claim["verdict"] in claims.VERDICTS
+        labels = [r["label"] for r in claim.get("ours", [])]
+        assert len(labels) == len(set(labels)), f"{claim['id']}: labels repeat"
+        for condition in claim.get("direction", []) + claim.get("magnitude", []):
+            assert condition["op"] in claims.OPS
+            for side in ("left", "right"):
+                value = condition.get(side)
+                assert (
+                    value is None
+                    or isinstance(value, (int, float))
+                    or (value in labels)
+                ), f"{claim['id']}: {value!r} is no reading"
+        # A source cites the paper: a section, table, figure or appendix.
+        assert re.search(r"section|Table|Figure|appendix", claim["source"])
+
+
+@pytest.mark.parametrize("path", CLAIMS, ids=lambda p: p.stem)
+def test_every_verdict_agrees_with_the_numbers_of_its_records(path):
+    """Where the rule is mechanical: a reproduced claim's conditions hold on
+    our numbers, a direction-only claim's direction holds, a claim not
+    reproduced has a condition that fails, a claim not run has no number."""
+    problems = {}
+    for claim in _claims(path)["claims"]:
+        found = claims.check_verdict(claim, _readings(claim))
+        if found:
+            problems[claim["id"]] = found
+    assert not problems
+
+
+@pytest.mark.parametrize("path", CLAIMS, ids=lambda p: p.stem)
+def test_every_record_behind_a_claim_has_command_commit_and_seed(path):
+    missing = []
+    for name in claims.record_names(_claims(path)):
+        record = claims.load(RESULTS, name)
+        command, commits, seeds = claims.provenance(record)
+        if not command:
+            missing.append(f"{name}: command")
+        if not commits:
+            missing.append(f"{name}: commit")
+        if not seeds and not claims.is_timing_record(record):
+            missing.append(f"{name}: seed")
+    assert not missing
+
+
+def test_a_missing_record_run_or_row_is_an_error():
+    reading = {"label": "x", "record": "nowhere", "model": "rda", "value": "final"}
+    with pytest.raises(FileNotFoundError, match="no record"):
+        claims.read(reading, RESULTS)
+    reading["record"] = "rda_paper/multicopy-compare"
+    reading["model"] = "transformer"
+    with pytest.raises(ValueError, match="no run of model"):
+        claims.read(reading, RESULTS)
+    row = {
+        "label": "x",
+        "record": "uw_paper/ag_news",
+        "value": "row",
+        "where": {"model": "gpt"},
+        "column": "test accuracy (%)",
+    }
+    with pytest.raises(ValueError, match="0 rows"):
+        claims.read(row, RESULTS)
+
+
+# --- The pages ------------------------------------------------------------
+
+
+def _markers(text):
+    return [m.group("name") for m in report.MARKER.finditer(text)]
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_a_paper_page_opens_with_its_verdict_table(paper):
+    text = (REPO_ROOT / "docs" / "papers" / f"{paper}.md").read_text()
+    assert _markers(text)[0] == f"claims/{paper}"
+    # Nothing but the title and an introduction before it.
+    before = text.split("<!-- keras-rda report:")[0]
+    assert before.count("\n## ") <= 1
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_pages_are_what_their_records_give(page):
+    text = page.read_text()
+    rebuilt, names = report.rebuild_tables(text, RESULTS)
+    assert names, f"{page.name} has no generated table"
+    assert rebuilt == text, f"run `keras-rda report`: {page.name} differs"
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_the_pages_show_the_command_of_every_record_a_verdict_reads(paper):
+    """Every record behind a verdict table has its own block, which prints
+    the record's command, on the paper's page or on another one it links
+    (a paper page or the benchmarks page)."""
+    page = (REPO_ROOT / "docs" / "papers" / f"{paper}.md").read_text()
+    elsewhere = {}
+    for other in PAGES:
+        for name in _markers(other.read_text()):
+            elsewhere.setdefault(name, other)
+    data = _claims(RESULTS / "claims" / f"{paper}.json")
+    missing = []
+    for name in claims.record_names(data):
+        if name in _markers(page):
+            continue
+        other = elsewhere.get(name)
+        link = None if other is None else other.name
+        if other is None or f"{link}" not in page:
+            missing.append(name)
+    assert not missing
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_every_record_a_page_shows_has_command_commit_and_seed(page):
+    missing = []
+    for name in _markers(page.read_text()):
+        record = report.load_record(RESULTS, name)
+        if claims.is_claims_record(record):
+            continue
+        command, commits, seeds = claims.provenance(record)
+        if not command or not commits:
+            missing.append(name)
+        if not seeds and not claims.is_timing_record(record):
+            missing.append(f"{name}: seed")
+    assert not missing
+
+
+# A date, a commit hash, or the words of a lab notebook.
+NARRATIVE = re.compile(
+    r"\b20\d\d-\d\d-\d\d\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b"
+    r"|not kept|this (morning|afternoon|evening)|per-process|\bsession\b|\bCI\b",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_pages_carry_no_dated_narrative(page):
+    """Outside the generated blocks (whose commits are the records' own
+    fields), a page has no dates, commit hashes or notebook phrases."""
+    prose = report.MARKER.sub("", page.read_text())
+    found = [m.group(0) for m in NARRATIVE.finditer(prose)]
+    assert not found
+
+
+def test_report_rebuilds_a_verdict_table_from_the_records(tmp_path):
+    """`keras-rda report` renders a claims block on a page under docs/papers/
+    from the record it reads; `--check` catches a hand edit."""
+    root = tmp_path / "repo"
+    (root / "docs" / "papers").mkdir(parents=True)
+    (root / "results" / "claims").mkdir(parents=True)
+    run = {
+        "model": "rda",
+        "steps": 400,
+        "steps_to_threshold": None,
+        "final": {"accuracy": 0.9},
+        "curve": [{"step": 400, "val_accuracy": 0.9}],
+        "settings": {"seed": 3},
+    }
+    record = {
+        "command": "keras-rda compare multicopy",
+        "git": {"commit": "0123456789abcdef"},
+        "metric": "accuracy",
+        "runs": [run],
+    }
+    (root / "results" / "multicopy-compare.json").write_text(json.dumps(record))
+    claim = {
+        "id": "x",
+        "claim": "The RDA learns multicopy",
+        "source": "section 6.4",
+        "paper": "1,316 steps",
+        "setting": "small",
+        "ours": [
+            {
+                "label": "RDA",
+                "record": "multicopy-compare",
+                "model": "rda",
+                "value": "steps_to_threshold",
+            }
+        ],
+        "direction": [{"left": "RDA", "op": "met"}],
+        "verdict": "not reproduced",
+        "cause": "",
+    }
+    (root / "results" / "claims" / "rda.json").write_text(
+        json.dumps({"paper": "RDA", "claims": [claim]})
+    )
+    (root / "README.md").write_text("# x\n")
+    page = root / "docs" / "papers" / "rda.md"
+    page.write_text(
+        "# RDA\n<!-- keras-rda report: claims/rda -->\n<!-- /keras-rda report -->\n"
+    )
+    assert main(["report", "--root", str(root)]) == 0
+    text = page.read_text()
+    assert "| RDA: > 400 |" in text and "**not reproduced**" in text
+    assert "| `results/multicopy-compare.json` | 0123456 | 3 |" in text
+    assert "0 reproduced, 0 direction only, 1 not reproduced, 0 not run" in text
+    assert main(["report", "--root", str(root), "--check"]) == 0
+    page.write_text(text.replace("> 400", "400"))
+    assert main(["report", "--root", str(root), "--check"]) == 1
