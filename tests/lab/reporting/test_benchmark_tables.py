@@ -1,14 +1,14 @@
 """The tables of the `benchmarks/` records (`keras-rda report`)."""
 
 import json
-import pathlib
 
 import pytest
 
 from keras_rda.lab.reporting import benchmark_tables
 from keras_rda.lab.reporting import report
+from tests.conftest import REPO_ROOT
 
-RESULTS = pathlib.Path(__file__).resolve().parents[2] / "results"
+RESULTS = REPO_ROOT / "results"
 
 
 def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
