@@ -60,7 +60,9 @@ MOVED = {
     "keras_rda.memory.memory_cell": "keras_rda.memory.base_memory_cell",
     "keras_rda.memory.memory_rnn": "keras_rda.memory.base_memory_rnn",
     "keras_rda.cells.cell_base": "keras_rda.cells.base_cell",
-    "keras_rda.cells.attention_cell_base": "keras_rda.cells.base_attention_cell",
+    "keras_rda.cells.attention_cell_base": "keras_rda.cells.base_rda_cell",
+    # The RWA / RDA / parallel RDA family under one base, `BaseRDACell`.
+    "keras_rda.cells.base_attention_cell": "keras_rda.cells.base_rda_cell",
     "keras_rda.layers.cell_rnn": "keras_rda.layers.base_rnn",
     "keras_rda.utils.strategies": "keras_rda.lab.strategies",
     "keras_rda.utils.summaries": "keras_rda.lab.runs.summaries",

@@ -1,67 +1,138 @@
-"""Base class of the RWA and RDA cells: the shared weights and step."""
+"""The base of the RWA / RDA family: `RWACell`, `RDACell`, `ParallelRDACell`.
+
+The three cells compute the same quantities from a projection of their input
+(RDA paper, section 5; RWA paper, eq. 2-7):
+
+    [u, g, a, gamma] = W x_t + b   (+ R h_{t-1} for g, a, gamma)
+    z_t = u_t * tanh(g_t),   a_t = f_a(.),   gamma_t = sigmoid(.)
+    n_t = n_{t-1} * gamma_t + z_t * a_t,   d_t = d_{t-1} * gamma_t + a_t
+    h_t = f_h(n_t / d_t),    o_t = f_o(h_t)
+
+and differ in two class attributes, which `BaseRDACell` reads:
+
+- `discount`: the RDA's `gamma_t` (`RDACell`, `ParallelRDACell`); without
+  it (`RWACell`) `gamma_t = 1` and there is no gamma block.
+- `gates_read_hidden`: whether `g, a, gamma` read `[x_t, h_{t-1}]` (`RWACell`,
+  `RDACell`: a `recurrent_kernel`, `h` in the state, an optional learned
+  `s0`) or only `x_t` (`ParallelRDACell`, whose running average is then a
+  linear recurrence that `keras_rda.ParallelRDA` computes by a scan).
+"""
 
 import math
 
 from keras import ops
 
-from keras_rda.cells.base_attention_cell import BaseAttentionCell
-from keras_rda.cells.base_attention_cell import cast_like
-from keras_rda.cells.base_attention_cell import per_block_initializer
+from keras_rda.cells.base_cell import BaseCell
 from keras_rda.ops import attention_average
 from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
-from keras_rda.utils.arguments import constructor_arguments
 from keras_rda.utils.initializers import independent
 
 # How the gate weight matrices are drawn (see `BaseRDACell`).
 KERNEL_INIT_SCHEMES = ("paper", "per_block")
 
+# The running sums are kept in these dtypes; any other compute dtype
+# (float16, bfloat16 under mixed precision) accumulates in float32.
+ACCUMULATION_DTYPES = ("float32", "float64")
 
-class BaseRDACell(BaseAttentionCell):
-    """One step of a recurrent weighted average, with or without discount.
+# The RWA paper's `s0 ~ N(0, sigma^2 = 3)` (section 3.1).
+RWA_INITIAL_STATE_STDDEV = math.sqrt(3.0)
 
-    Not used directly: `RWACell` (no discount) and `RDACell` (discounted)
-    are the public units. This class holds their common weights, the step
-    (split so that sequence layers can project every time step's input in
-    one matmul before the recurrence), the initial state and the config.
 
-    Weight layout, with `k = 4` blocks when `discount=True` (RDA), 3 otherwise
-    (RWA):
+def cast_like(values, like):
+    """Each of `values` cast to the dtype of the tensor at its place in
+    `like` (a step's new states in the dtypes its states came in)."""
+    return [ops.cast(value, other.dtype) for value, other in zip(values, like)]
+
+
+def per_block_initializer(initializer, rows, units, num_blocks, name):
+    """Initialises each `[rows, units]` gate block of a concatenated kernel
+    separately, so that a fan-based initialiser (Glorot) sees the shape of one
+    gate's matrix, as in the paper (section 6.1: Xavier per weight matrix).
+    Each block is its own draw (`keras_rda.utils.initializers.independent`,
+    keyed `{name}/{block}`)."""
+
+    def init(shape, dtype=None):
+        del shape
+        blocks = [
+            independent(initializer, f"{name}/{block}")((rows, units), dtype=dtype)
+            for block in range(num_blocks)
+        ]
+        return ops.concatenate(blocks, axis=1)
+
+    return init
+
+
+class BaseRDACell(BaseCell):
+    """One step of a recurrent (discounted) weighted average (not public).
+
+    `RWACell`, `RDACell` and `ParallelRDACell` are the public units; each
+    sets `discount` / `gates_read_hidden` (see the module docstring) and
+    lists its arguments. This class holds the rest: the three activations,
+    the weights, the step (split so that sequence layers can project every
+    time step's input in one matmul before the recurrence), the initial
+    state and, through `BaseCell`, the config.
+
+    Weight layout, with `k = 4` blocks with a discount (RDA), 3 without (RWA):
 
     - `kernel`: `[input_dim, k * units]`, blocks `u, g, a, gamma`.
-    - `recurrent_kernel`: `[units, (k - 1) * units]`, blocks `g, a, gamma`.
-    - `bias`: `[k * units]`, blocks `u, g, a, gamma`.
+    - `recurrent_kernel`: `[units, (k - 1) * units]`, blocks `g, a, gamma`,
+      where the gates read `h_{t-1}`.
+    - `bias`: `[k * units]`, blocks `u, g, a, gamma` (with `use_bias`); with
+      `unit_discount_bias` the gamma block starts at 1 (RDA paper, section
+      6.1, like the forget gate of Gers et al. 2000), the others from
+      `bias_initializer`.
     - `initial_state`: `[units]` (`s0`), only with `learn_initial_state`.
 
-    Initialisation (`kernel_init_scheme`): `"paper"` (default) draws, as
-    both papers do (RWA paper section 3.1, RDA paper section 6.1), each gate
-    matrix `W_g`, `W_a`(, `W_gamma`) as one `[input_dim + units, units]`
-    matrix over `[x_t, h_{t-1}]` from `kernel_initializer` (Glorot: fan-in
+    Initialisation (`kernel_init_scheme`): `"paper"` draws, as both papers
+    do (RWA paper section 3.1, RDA paper section 6.1), each gate matrix
+    `W_g`, `W_a`(, `W_gamma`) as one `[input_dim + units, units]` matrix
+    over `[x_t, h_{t-1}]` from `kernel_initializer` (Glorot: fan-in
     `input_dim + units`) and `W_u` as `[input_dim, units]`, then splits the
     rows into `kernel` and `recurrent_kernel`; `recurrent_initializer` is
-    unused. `"per_block"` (this package's earlier scheme) draws each
-    `[input_dim, units]` input block from `kernel_initializer` and each
-    `[units, units]` recurrent block from `recurrent_initializer`
-    separately, which makes the input blocks about 1.4x wider at input dim
-    2 and 250 units.
+    unused. `"per_block"` (this package's earlier scheme, and the only one
+    where the gates read only `x_t`) draws each `[input_dim, units]` input
+    block from `kernel_initializer` and each `[units, units]` recurrent
+    block from `recurrent_initializer` separately, which makes Glorot's
+    input blocks `sqrt((input_dim + 2 units) / (input_dim + units))` times
+    wider than the paper's.
 
-    State: `[h, n, d, m]`, each `[batch, units]`: the hidden state `h_t`, the
-    numerator and denominator of the average scaled by `exp(-m_t)`, and the
-    running maximum `m_t` of the log-weights (see
-    `keras_rda.ops.attention_average`). The unscaled sums are
-    `n_t = n * exp(m)`, `d_t = d * exp(m)`. An all-zero state is the initial
-    state: where nothing has been attended (`d = 0`, also with ReLU
-    attention after steps whose weights were all 0) the average is `s0` and
-    `h = f_h(s0)` when `s0` is learned, else 0 (`read_hidden_state`).
-    So `keras.layers.RNN(cell, stateful=True).reset_state()`, which zeroes
-    the state, returns to `h_0`.
+    State: `[h, n, d, m]` (`[n, d, m]` where the gates read only `x_t`),
+    each `[batch, units]`: the hidden state `h_t`, the numerator and
+    denominator of the average scaled by `exp(-m_t)`, and the running
+    maximum `m_t` of the log-weights (see `keras_rda.ops.attention_average`).
+    The unscaled sums are `n_t = n * exp(m)`, `d_t = d * exp(m)`. An
+    all-zero state is the initial state: where nothing has been attended
+    (`d = 0`, also with ReLU attention after steps whose weights were all 0)
+    the average is `s0` and `h = f_h(s0)` when `s0` is learned, else 0
+    (`read_hidden_state`). So `keras.layers.RNN(cell, stateful=True)
+    .reset_state()`, which zeroes the state, returns to `h_0`.
 
-    Regularizers and constraints (`BaseCell`): one each for the weight
-    groups `kernel`, `recurrent` (`recurrent_kernel`), `bias` and
-    `initial_state`.
+    Args:
+        units: positive int, the size of the average and the output.
+        attention_activation: `f_a`, one of
+            `attention_average.ATTENTION_ACTIVATIONS`.
+        hidden_activation: `f_h`, `"linear"` or `"tanh"`.
+        output_activation: `f_o`, `"linear"` or `"tanh"`.
+        use_bias: whether there is a `bias`.
+        unit_discount_bias: whether the gamma bias block starts at 1
+            (ignored without a discount).
+        learn_initial_state: whether `s0` is a weight (only where the gates
+            read `h_{t-1}`).
+        kernel_init_scheme: one of `KERNEL_INIT_SCHEMES`.
+        **kwargs: `BaseCell` arguments (the `*_initializer`s the subclass
+            lists in `config_arguments`, regularizers, constraints, dropout,
+            seed) and those of `keras.layers.Layer`.
     """
 
+    #: Whether the past is discounted by `gamma_t` (a fourth gate block).
+    discount = True
+    #: Whether the gates read `h_{t-1}`: a subclass without it has no
+    #: `recurrent` and `initial_state` weight groups either.
+    gates_read_hidden = True
     weight_groups = ("kernel", "recurrent", "bias", "initial_state")
+    #: The config of a cell whose gates read `h_{t-1}` (`RWACell`; `RDACell`
+    #: adds its activations). The initializers are made in this order.
     config_arguments = (
         "learn_initial_state",
         "use_bias",
@@ -76,38 +147,48 @@ class BaseRDACell(BaseAttentionCell):
         self,
         units,
         *,
-        discount,
         attention_activation,
         hidden_activation,
         output_activation,
-        learn_initial_state,
         use_bias=True,
         unit_discount_bias=False,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="glorot_uniform",
-        kernel_init_scheme="paper",
-        bias_initializer="zeros",
-        initial_state_initializer="zeros",
+        learn_initial_state=False,
+        kernel_init_scheme="per_block",
         **kwargs,
     ):
-        unit_discount_bias = bool(unit_discount_bias) and bool(discount)
-        arguments = constructor_arguments(
-            locals(), ["discount", "learn_initial_state", "kernel_init_scheme"]
+        super().__init__(units, **kwargs)
+        self.attention_activation = validation.one_of(
+            "attention_activation",
+            attention_activation,
+            attention_average.ATTENTION_ACTIVATIONS,
         )
-        super().__init__(**arguments, **kwargs)
-        self.discount = bool(discount)
+        self.hidden_activation = validation.one_of(
+            "hidden_activation", hidden_activation, attention_average.HIDDEN_ACTIVATIONS
+        )
+        self.output_activation = validation.one_of(
+            "output_activation", output_activation, attention_average.OUTPUT_ACTIVATIONS
+        )
+        self.use_bias = bool(use_bias)
+        self.unit_discount_bias = bool(unit_discount_bias) and self.discount
         self.learn_initial_state = bool(learn_initial_state)
         self.kernel_init_scheme = validation.one_of(
             "kernel_init_scheme", kernel_init_scheme, KERNEL_INIT_SCHEMES
         )
-        self.state_size = [self.units] * 4
-
-    # ----------------------------------------------------------------- weights
+        self.state_size = [self.units] * (4 if self.gates_read_hidden else 3)
+        self.output_size = self.units
 
     @property
     def num_blocks(self):
         """`k`: 4 blocks (u, g, a, gamma) with a discount, 3 without."""
         return 4 if self.discount else 3
+
+    @property
+    def accumulation_dtype(self):
+        """dtype of the running sums: float32 under mixed precision."""
+        dtype = self.compute_dtype
+        return dtype if dtype in ACCUMULATION_DTYPES else "float32"
+
+    # ----------------------------------------------------------------- weights
 
     def _paper_kernels(self, input_dim):
         """The papers' draw: `W_u` `[input_dim, units]`, and each gate's
@@ -149,33 +230,59 @@ class BaseRDACell(BaseAttentionCell):
 
         return kernel_init, recurrent_init
 
+    def _kernel_initializers(self, input_dim):
+        """`(kernel_init, recurrent_init)` of `kernel_init_scheme`."""
+        if self.kernel_init_scheme == "paper":
+            return self._paper_kernels(input_dim)
+        units, k = self.units, self.num_blocks
+        kernel_init = per_block_initializer(
+            self.kernel_initializer, input_dim, units, k, "kernel"
+        )
+        recurrent_init = None
+        if self.gates_read_hidden:
+            recurrent_init = per_block_initializer(
+                self.recurrent_initializer, units, units, k - 1, "recurrent"
+            )
+        return kernel_init, recurrent_init
+
+    def build_bias(self):
+        """`bias` `[num_blocks * units]` (None without `use_bias`): every block
+        from `bias_initializer`, except that with `unit_discount_bias` the
+        discount gate starts at 1 (RDA paper, section 6.1)."""
+        if not self.use_bias:
+            return None
+        base, units, num_blocks = self.bias_initializer, self.units, self.num_blocks
+        discount_one = self.unit_discount_bias
+
+        def initializer(shape, dtype=None):
+            del shape
+            blocks = [base((units,), dtype=dtype) for _ in range(num_blocks)]
+            if discount_one:
+                blocks[-1] = ops.ones((units,), dtype=dtype)
+            return ops.concatenate(blocks, axis=0)
+
+        return self.add_cell_weight("bias", (num_blocks * units,), initializer, "bias")
+
     def build(self, input_shape):
         input_dim = validation.step_input_dim(self, input_shape)
-        k = self.num_blocks
-        if self.kernel_init_scheme == "paper":
-            kernel_init, recurrent_init = self._paper_kernels(input_dim)
-        else:
-            kernel_init = per_block_initializer(
-                self.kernel_initializer, input_dim, self.units, k, "kernel"
-            )
-            recurrent_init = per_block_initializer(
-                self.recurrent_initializer, self.units, self.units, k - 1, "recurrent"
-            )
+        k, units = self.num_blocks, self.units
+        kernel_init, recurrent_init = self._kernel_initializers(input_dim)
         self.kernel = self.add_cell_weight(
-            "kernel", (input_dim, k * self.units), kernel_init, "kernel"
+            "kernel", (input_dim, k * units), kernel_init, "kernel"
         )
-        self.recurrent_kernel = self.add_cell_weight(
-            "recurrent_kernel",
-            (self.units, (k - 1) * self.units),
-            recurrent_init,
-            "recurrent",
-        )
+        if self.gates_read_hidden:
+            self.recurrent_kernel = self.add_cell_weight(
+                "recurrent_kernel",
+                (units, (k - 1) * units),
+                recurrent_init,
+                "recurrent",
+            )
         self.bias = self.build_bias()
         self.initial_state = None
         if self.learn_initial_state:
             self.initial_state = self.add_cell_weight(
                 "initial_state",
-                (self.units,),
+                (units,),
                 self.initial_state_initializer,
                 "initial_state",
             )
@@ -183,27 +290,36 @@ class BaseRDACell(BaseAttentionCell):
 
     # ---------------------------------------------------------------- the step
 
-    def recurrent_step(self, projected, states, training=False):
-        """The part of a step that depends on `h_{t-1}`.
+    def project_inputs(self, inputs):
+        """`W [x_t] + b`, all blocks.
 
         Args:
-            projected: `[batch, k * units]`, `project_inputs(x_t)`.
-            states: `[h, n, d, m]`, each `[batch, units]`.
-            training: whether to apply recurrent dropout.
+            inputs: `[..., input_dim]`: one step or a whole sequence
+                `[batch, time, input_dim]` (one matmul for all steps).
 
         Returns:
-            `(o_t, [h_t, n_t, d_t, m_t])`, each in the dtype it came in.
+            `[..., num_blocks * units]`.
         """
-        h_prev, numerator, denominator, log_scale = states
-        units = self.units
-        h_prev = self.read_hidden_state(h_prev, denominator)
-        h_in = self.drop_recurrent(h_prev, training)
+        projected = ops.matmul(inputs, self.kernel)
+        if self.use_bias:
+            projected = projected + self.bias
+        return projected
 
-        # RDA paper section 5 / RWA paper eq. 7:
-        #   u_t = W_u x_t + b_u,  [g, a, gamma] = W [x_t, h_{t-1}] + b.
-        u, gate_inputs = ops.split(projected, [units], axis=-1)
-        gates = gate_inputs + ops.matmul(h_in, self.recurrent_kernel)
-        acc = self.accumulation_dtype
+    def gate_terms_of(self, u, gates):
+        """What the running average takes from the gates, for one step or all.
+
+        Args:
+            u: `[..., units]`, `W_u x_t + b_u`.
+            gates: `[..., (num_blocks - 1) * units]`, the pre-activations of
+                `g, a(, gamma)`.
+
+        Returns:
+            `(z, log_a, log_gamma, positive)`, each `[..., units]` in the
+            accumulation dtype: the features `z_t = u_t * tanh(g_t)`,
+            `log a_t`, `log gamma_t` (None without a discount), and None or
+            (ReLU) where `a_t > 0`.
+        """
+        units, acc = self.units, self.accumulation_dtype
         if self.discount and self.attention_activation == "sigmoid":
             # log sigmoid of [a, gamma] in one op (the default RDA).
             g, attention_gates = ops.split(gates, [units], axis=-1)
@@ -216,30 +332,90 @@ class BaseRDACell(BaseAttentionCell):
             log_a, positive = attention_average.log_attention(
                 ops.cast(a_logits, acc), self.attention_activation
             )
-            # gamma_t = sigmoid(W_gamma [x_t, h_{t-1}] + b_gamma)
+            # gamma_t = sigmoid(W_gamma [x_t(, h_{t-1})] + b_gamma)
             log_gamma = (
                 ops.log_sigmoid(ops.cast(gamma_logits[0], acc))
                 if self.discount
                 else None
             )
         z = ops.cast(u * keras_compat.tanh(g), acc)  # z_t = u_t * tanh(g_t)
+        return z, log_a, log_gamma, positive
 
-        new_n, new_d, new_m = self.update_sums(
-            [numerator, denominator, log_scale], z, log_a, log_gamma, positive
+    def update_sums(self, sums, z, log_a, log_gamma=None, positive=None):
+        """One step of the scaled sums, in the accumulation dtype.
+
+        Args:
+            sums: the stored `[n, d, m]`, each `[batch, units]`, in any dtype.
+            z, log_a, log_gamma, positive: `[batch, units]` in the
+                accumulation dtype, from `gate_terms_of`.
+
+        Returns:
+            `(n_t, d_t, m_t)` in the accumulation dtype (see
+            `attention_average.discounted_average_update`).
+        """
+        acc = self.accumulation_dtype
+        numerator, denominator, log_scale = (ops.cast(s, acc) for s in sums)
+        return attention_average.discounted_average_update(
+            numerator,
+            denominator,
+            log_scale,
+            z,
+            log_a,
+            log_gamma=log_gamma,
+            positive=positive,
         )
+
+    def hidden_from_average(self, average):
+        """`h_t = f_h(n_t / d_t)`, in the dtype of `average`."""
+        return attention_average.apply_activation(average, self.hidden_activation)
+
+    def output_from_hidden(self, hidden):
+        """`o_t = f_o(h_t)`, in the compute dtype."""
+        output = attention_average.apply_activation(hidden, self.output_activation)
+        return ops.cast(output, self.compute_dtype)
+
+    def projected_step(self, projected, states, training=False):
+        """A step from its input projection on: the part that depends on the
+        state (the whole step of a sequence layer's loop).
+
+        Args:
+            projected: `[batch, k * units]`, `project_inputs(x_t)`.
+            states: `[h, n, d, m]` (`[n, d, m]` where the gates read only
+                `x_t`), each `[batch, units]`.
+            training: whether to apply recurrent dropout.
+
+        Returns:
+            `(o_t, new_states)`, each in the dtype it came in.
+        """
+        u, gates = ops.split(projected, [self.units], axis=-1)
+        if self.gates_read_hidden:
+            # RDA paper section 5 / RWA paper eq. 7:
+            #   u_t = W_u x_t + b_u,  [g, a, gamma] = W [x_t, h_{t-1}] + b.
+            hidden, *sums = states
+            hidden = self.read_hidden_state(hidden, sums[1])
+            gates = gates + ops.matmul(
+                self.drop_recurrent(hidden, training), self.recurrent_kernel
+            )
+        else:
+            sums = states
+        z, log_a, log_gamma, positive = self.gate_terms_of(u, gates)
+        new_n, new_d, new_m = self.update_sums(sums, z, log_a, log_gamma, positive)
         # Only ReLU attention leaves the average empty after a step.
+        acc = self.accumulation_dtype
         empty = None if positive is None else self.empty_average(acc)
-        h = attention_average.apply_activation(
-            attention_average.weighted_average(new_n, new_d, empty),
-            self.hidden_activation,
+        h = self.hidden_from_average(
+            attention_average.weighted_average(new_n, new_d, empty)
         )
-        output = attention_average.apply_activation(h, self.output_activation)
-        new_states = cast_like([h, new_n, new_d, new_m], [h_prev, *states[1:]])
-        return ops.cast(output, self.compute_dtype), new_states
+        new_states = [new_n, new_d, new_m]
+        if self.gates_read_hidden:
+            new_states.insert(0, h)
+        return self.output_from_hidden(h), cast_like(new_states, states)
 
     def call(self, inputs, states, training=False):
         inputs = self.drop_input(inputs, training)
-        return self.recurrent_step(self.project_inputs(inputs), states, training)
+        return self.projected_step(self.project_inputs(inputs), states, training)
+
+    # ------------------------------------------------------- the initial state
 
     def empty_average(self, dtype):
         """The average before anything is attended: `s0` `[units]` when
@@ -266,7 +442,7 @@ class BaseRDACell(BaseAttentionCell):
         s0 = self.empty_average(hidden.dtype)
         if s0 is None:
             return hidden
-        h0 = attention_average.apply_activation(s0, self.hidden_activation)
+        h0 = self.hidden_from_average(s0)
         return ops.where(attention_average.attended(denominator), hidden, h0)
 
     def initial_hidden_state(self, batch_size, dtype=None):
@@ -276,17 +452,16 @@ class BaseRDACell(BaseAttentionCell):
         return self.read_hidden_state(zeros, zeros)
 
     def get_initial_state(self, batch_size=None):
-        """`[h_0, n_0 = 0, d_0 = 0, m_0 = 0]`, each `[batch, units]`.
+        """`[h_0, n_0 = 0, d_0 = 0, m_0 = 0]` (without `h_0` where the gates
+        read only `x_t`), each `[batch, units]`.
 
         One tensor per state: a stateful RNN makes a variable of each, and
         on PyTorch a variable shares its initial tensor's storage.
         """
-        n, d, m = (
+        sums = [
             ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
             for _ in range(3)
-        )
-        return [self.initial_hidden_state(batch_size), n, d, m]
-
-
-# The RWA paper's `s0 ~ N(0, sigma^2 = 3)` (section 3.1).
-RWA_INITIAL_STATE_STDDEV = math.sqrt(3.0)
+        ]
+        if not self.gates_read_hidden:
+            return sums
+        return [self.initial_hidden_state(batch_size), *sums]

@@ -3,16 +3,12 @@
 import keras
 from keras import ops
 
-from keras_rda.cells.base_attention_cell import BaseAttentionCell
-from keras_rda.cells.base_attention_cell import cast_like
-from keras_rda.cells.base_attention_cell import per_block_initializer
-from keras_rda.ops import attention_average
-from keras_rda.utils import validation
+from keras_rda.cells.base_rda_cell import BaseRDACell
 from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class ParallelRDACell(BaseAttentionCell):
+class ParallelRDACell(BaseRDACell):
     """Cell class of the parallel Recurrent Discounted Attention unit.
 
     The RDA unit (RDA paper, section 5) with every gate computed from the
@@ -52,8 +48,10 @@ class ParallelRDACell(BaseAttentionCell):
         kernel_initializer: initializer of each gate block of `kernel`.
             Default `"glorot_uniform"` per block (section 6.1: Xavier).
         bias_initializer: initializer of the biases. Default `"zeros"`.
-        kernel_regularizer, bias_regularizer: regularizers of the weights.
-        kernel_constraint, bias_constraint: constraints of the weights.
+        kernel_regularizer: regularizer of `kernel`.
+        bias_regularizer: regularizer of `bias`.
+        kernel_constraint: constraint of `kernel`.
+        bias_constraint: constraint of `bias`.
         dropout: float in [0, 1), fraction of the inputs to drop (one mask per
             sequence).
         seed: random seed for dropout.
@@ -99,8 +97,10 @@ class ParallelRDACell(BaseAttentionCell):
         (initialisation).
     """
 
-    # No recurrent weights, so no `recurrent_*` arguments and no recurrent
-    # dropout (`BaseCell`).
+    # The gates read only x_t: no recurrent kernel, no h in the state and no
+    # learned s0, so no `recurrent` / `initial_state` weight groups (and no
+    # recurrent dropout, `BaseCell`).
+    gates_read_hidden = False
     weight_groups = ("kernel", "bias")
     config_arguments = (
         "attention_activation",
@@ -131,62 +131,18 @@ class ParallelRDACell(BaseAttentionCell):
         **kwargs,
     ):
         super().__init__(**constructor_arguments(locals()), **kwargs)
-        self.state_size = [self.units] * 3
-
-    def build(self, input_shape):
-        input_dim = validation.step_input_dim(self, input_shape)
-        self.kernel = self.add_cell_weight(
-            "kernel",
-            (input_dim, self.num_blocks * self.units),
-            per_block_initializer(
-                self.kernel_initializer,
-                input_dim,
-                self.units,
-                self.num_blocks,
-                "kernel",
-            ),
-            "kernel",
-        )
-        self.bias = self.build_bias()
-        self.built = True
-
-    # ------------------------------------------------------------------- gates
 
     def gate_terms(self, inputs):
-        """Everything a step needs from its input, for one step or all steps.
+        """What the running average takes from the inputs of every step at
+        once (the gates read only `x_t`): one matmul for all steps.
 
         Args:
             inputs: `[..., input_dim]`, `x_t` (e.g. `[batch, input_dim]` or
-                `[batch, time, input_dim]`: one matmul for every step).
+                `[batch, time, input_dim]`).
 
         Returns:
             `(z, log_a, log_gamma, positive)`, each `[..., units]` in the
-            accumulation dtype: the features `z_t = u_t * tanh(g_t)`,
-            `log a_t`, `log gamma_t`, and None or (ReLU) where `a_t > 0`.
+            accumulation dtype (see `BaseRDACell.gate_terms_of`).
         """
-        projected = self.project_inputs(inputs)
-        acc = self.accumulation_dtype
-        u, g, a_logits, gamma_logits = ops.split(projected, self.num_blocks, axis=-1)
-        z = ops.cast(u * ops.tanh(g), acc)
-        log_a, positive = attention_average.log_attention(
-            ops.cast(a_logits, acc), self.attention_activation
-        )
-        log_gamma = ops.log_sigmoid(ops.cast(gamma_logits, acc))
-        return z, log_a, log_gamma, positive
-
-    def output_from_average(self, average):
-        """`o_t = f_o(f_h(n_t / d_t))` in the compute dtype."""
-        h = attention_average.apply_activation(average, self.hidden_activation)
-        output = attention_average.apply_activation(h, self.output_activation)
-        return ops.cast(output, self.compute_dtype)
-
-    # ---------------------------------------------------------------- the step
-
-    def call(self, inputs, states, training=False):
-        inputs = self.drop_input(inputs, training)
-        z, log_a, log_gamma, positive = self.gate_terms(inputs)
-        new_n, new_d, new_m = self.update_sums(states, z, log_a, log_gamma, positive)
-        output = self.output_from_average(
-            attention_average.weighted_average(new_n, new_d)
-        )
-        return output, cast_like([new_n, new_d, new_m], states)
+        u, gates = ops.split(self.project_inputs(inputs), [self.units], axis=-1)
+        return self.gate_terms_of(u, gates)

@@ -92,10 +92,10 @@ class RDACell(BaseRDACell):
         recurrent_initializer: initializer of each block of
             `recurrent_kernel` with `kernel_init_scheme="per_block"`
             (unused with `"paper"`). Default `"glorot_uniform"`.
-        kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
-            `BaseRDACell` and `docs/units.md`.
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default `"zeros"`.
+        kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
+            `keras_rda.cells.base_rda_cell.BaseRDACell` and `docs/units.md`.
         kernel_regularizer: regularizer of `kernel`.
         recurrent_regularizer: regularizer of `recurrent_kernel`.
         bias_regularizer: regularizer of `bias`.
@@ -139,7 +139,9 @@ class RDACell(BaseRDACell):
     cell = keras_rda.RDACell(250, variant="exp-tanh")
     ```
 
-    `keras_rda.RDA(250)` is the same unit as a faster sequence layer.
+    `keras_rda.RDA(250)` is the same unit as a sequence layer that projects
+    the inputs of all steps in one matmul before the recurrence
+    (`benchmarks/rnn_speed.py` times both against `keras.layers.LSTM`).
 
     Reference:
         "Efficiently applying attention to sequential data with the
@@ -147,6 +149,8 @@ class RDACell(BaseRDACell):
         5.1 (activation choices), 6.1 (initialisation), 6.2 (variants).
     """
 
+    # The past is discounted by gamma_t: blocks u, g, a, gamma.
+    discount = True
     config_arguments = BaseRDACell.config_arguments + (
         "attention_activation",
         "hidden_activation",
@@ -168,6 +172,18 @@ class RDACell(BaseRDACell):
         recurrent_initializer="glorot_uniform",
         bias_initializer="zeros",
         initial_state_initializer="zeros",
+        kernel_init_scheme="paper",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        initial_state_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        initial_state_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
         **kwargs,
     ):
         attention_activation, hidden_activation, output_activation = (
@@ -175,5 +191,4 @@ class RDACell(BaseRDACell):
                 variant, attention_activation, hidden_activation, output_activation
             )
         )
-        arguments = constructor_arguments(locals(), ["variant"])
-        super().__init__(discount=True, **arguments, **kwargs)
+        super().__init__(**constructor_arguments(locals(), ["variant"]), **kwargs)

@@ -39,11 +39,11 @@ class RWACell(BaseRDACell):
         recurrent_initializer: initializer of each block of
             `recurrent_kernel` with `kernel_init_scheme="per_block"`
             (unused with `"paper"`). Default `"glorot_uniform"`.
-        kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
-            `BaseRDACell` and `docs/units.md`.
         bias_initializer: initializer of the biases. Default `"zeros"`.
-        initial_state_initializer: initializer of `s0`. Default
+        initial_state_initializer: initializer of `s0`. Default (None)
             `RandomNormal(stddev=sqrt(3))`, the paper's `N(0, 3)`.
+        kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
+            `keras_rda.cells.base_rda_cell.BaseRDACell` and `docs/units.md`.
         kernel_regularizer: regularizer of `kernel`.
         recurrent_regularizer: regularizer of `recurrent_kernel`.
         bias_regularizer: regularizer of `bias`.
@@ -82,13 +82,18 @@ class RWACell(BaseRDACell):
     model = keras.Model(inputs, keras.layers.Dense(1)(outputs))
     ```
 
-    `keras_rda.RWA(250)` is the same unit as a faster sequence layer.
+    `keras_rda.RWA(250)` is the same unit as a sequence layer that projects
+    the inputs of all steps in one matmul before the recurrence
+    (`benchmarks/rnn_speed.py` times it against `keras.layers.LSTM`).
 
     Reference:
         Ostmeyer & Cowell, "Machine Learning on Sequential Data Using a
         Recurrent Weighted Average", 2017: section 2 (eq. 2-7), section 3.1
         (initialisation), Appendix D (rescaling).
     """
+
+    # No discount (gamma_t = 1): blocks u, g, a.
+    discount = False
 
     def __init__(
         self,
@@ -99,6 +104,18 @@ class RWACell(BaseRDACell):
         recurrent_initializer="glorot_uniform",
         bias_initializer="zeros",
         initial_state_initializer=None,
+        kernel_init_scheme="paper",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        initial_state_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        initial_state_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
         **kwargs,
     ):
         if initial_state_initializer is None:
@@ -106,7 +123,6 @@ class RWACell(BaseRDACell):
                 stddev=RWA_INITIAL_STATE_STDDEV
             )
         super().__init__(
-            discount=False,
             attention_activation="exp",
             hidden_activation="tanh",
             output_activation="linear",

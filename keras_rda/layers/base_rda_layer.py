@@ -1,45 +1,86 @@
-"""Base class of the RWA and RDA sequence layers: the fast recurrence."""
+"""The base of the RWA / RDA family of sequence layers: `RWA`, `RDA`,
+`ParallelRDA`."""
 
 from keras import ops
 
 from keras_rda.layers.base_rnn import BaseRNN
-from keras_rda.ops import attention_average
 from keras_rda.ops import rda_recurrence
 from keras_rda.utils import keras_compat
 
 
 class BaseRDALayer(BaseRNN):
-    """`keras.layers.RNN` over a `BaseRDACell`, computed faster.
+    """`keras.layers.RNN` over a cell of the RDA family (`BaseRDACell`),
+    computed faster (not public).
 
     The same unit as `keras.layers.RNN(cell)` (outputs, states and gradients
-    are tested equal), computed as cuDNN computes an LSTM:
+    are tested equal). All three layers replace Keras's loop
+    (`inner_loop`) by one that applies the input dropout to the whole
+    sequence (one mask), projects the inputs `W x_t + b` of all time steps
+    in one matmul before the recurrence, keeps the running sums in the
+    cell's accumulation dtype (float32 under mixed precision), and follows
+    Keras's conventions for masked steps (`hide_masked_outputs`). Where they
+    differ is `sequence_loop`.
 
-    - the input projections `W x_t + b` of all time steps are one matmul
-      `[time, batch, input_dim] x [input_dim, k * units]` before the loop;
-    - on TensorFlow and JAX the loop is the fused recurrence of
-      `keras_rda.ops.rda_recurrence`, with a hand-written backward pass
-      whose weight gradients are one matmul each over all time steps;
-    - with mixed precision the running sums stay in float32 throughout.
-
-    On other backends (PyTorch), with `unroll=True`, with ReLU attention and
-    a learned `s0` (whose empty average is `s0`), or with
+    Where the gates read `h_{t-1}` (`RWA`, `RDA`) the loop is computed as
+    cuDNN computes an LSTM: on TensorFlow and JAX it is the fused
+    recurrence of `keras_rda.ops.rda_recurrence`, with a hand-written
+    backward pass whose weight gradients are one matmul each over all time
+    steps. On other backends (PyTorch), with `unroll=True`, with ReLU
+    attention and a learned `s0` (whose empty average is `s0`), or with
     `fused_recurrence = False` (an attribute, not part of the config: the
-    reference the fused pass is tested against), the loop is Keras's
-    `rnn` over the cell's own step, differentiated by the backend.
+    reference the fused pass is tested against), it is Keras's `rnn` over
+    the cell's own step, differentiated by the backend.
 
-    Subclasses (`RWA`, `RDA`) only build their cell.
+    `ParallelRDA`, whose gates read only `x_t`, overrides `sequence_loop`
+    with a scan over time (`keras_rda.ops.parallel_scan`).
+
+    Subclasses build their cell and pass the `keras.layers.RNN` arguments
+    on (`keras_rda.layers.base_rnn.make_cell`).
     """
 
     #: Whether to use the fused recurrence where the backend supports it.
     fused_recurrence = True
 
+    @property
+    def units(self):
+        return self.cell.units
+
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        return super().call(
+            sequences, initial_state=initial_state, mask=mask, training=training
+        )
+
     def inner_loop(self, sequences, initial_state, mask, training=False):
+        """Keras's loop, replaced; its contract: returns
+        `(last_output, outputs, final_states)`."""
         cell = self.cell
         if training and cell.dropout > 0:
             dp_mask = cell.get_dropout_mask(sequences[:, 0, :])
             sequences = sequences * ops.expand_dims(dp_mask, 1)
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
+        return self.sequence_loop(sequences, initial_state, mask, training)
+
+    def hide_masked_outputs(self, outputs, mask, axis):
+        """`keras.layers.RNN`'s outputs at masked steps: a masked step
+        repeats the previous output (the loops leave the state, so its
+        output, unchanged), zeros before the first real step; zeros at every
+        masked step with `zero_output_for_mask`.
+
+        Args:
+            outputs: the outputs, time on `axis`.
+            mask: boolean, broadcastable to `outputs`.
+            axis: the time axis.
+        """
+        shown = mask
+        if not self.zero_output_for_mask:
+            shown = ops.cumsum(ops.cast(mask, "int32"), axis=axis) > 0
+        return ops.where(shown, outputs, ops.zeros_like(outputs))
+
+    def sequence_loop(self, sequences, initial_state, mask, training=False):
+        """The recurrence over `sequences` (input dropout applied), as
+        `inner_loop` returns it."""
+        cell = self.cell
         acc = cell.accumulation_dtype
         h0, n0, d0, m0 = initial_state
         n0, d0, m0 = (ops.cast(s, acc) for s in (n0, d0, m0))
@@ -60,7 +101,7 @@ class BaseRDALayer(BaseRNN):
         projected = cell.project_inputs(sequences)  # [batch, time, k * units]
 
         def step(inputs, states):
-            return cell.recurrent_step(inputs, states, training=training)
+            return cell.projected_step(inputs, states, training=training)
 
         return keras_compat.rnn(
             step,
@@ -106,32 +147,15 @@ class BaseRDALayer(BaseRNN):
             recurrent_mask=recurrent_mask,
         )
         h = hidden[-1]
-        outputs = ops.cast(
-            attention_average.apply_activation(hidden, cell.output_activation),
-            cell.compute_dtype,
-        )
+        outputs = cell.output_from_hidden(hidden)
         if mask is not None:
-            keep = (
-                mask
-                if self.zero_output_for_mask
-                else ops.cumsum(ops.cast(mask, "int32"), axis=0) > 0
-            )
-            outputs = ops.where(keep, outputs, ops.zeros_like(outputs))
+            outputs = self.hide_masked_outputs(outputs, mask, axis=0)
         last_output = outputs[-1]
         if self.return_sequences:
             outputs = ops.transpose(outputs, (1, 0, 2))
         else:
             outputs = ops.expand_dims(last_output, 1)
         return last_output, outputs, [h, n, d, m]
-
-    def call(self, sequences, initial_state=None, mask=None, training=False):
-        return super().call(
-            sequences, initial_state=initial_state, mask=mask, training=training
-        )
-
-    @property
-    def units(self):
-        return self.cell.units
 
 
 def _empties_to_s0(cell):

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from keras_rda.cells.parallel_rda_cell import ParallelRDACell
-from keras_rda.layers.base_rnn import BaseRNN
+from keras_rda.layers.base_rda_layer import BaseRDALayer
 from keras_rda.layers.base_rnn import make_cell
 from keras_rda.ops import parallel_scan
 from keras_rda.utils import validation
@@ -12,7 +12,7 @@ from keras_rda.utils.arguments import constructor_arguments
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
-class ParallelRDA(BaseRNN):
+class ParallelRDA(BaseRDALayer):
     """Parallel Recurrent Discounted Attention layer, used like
     `keras.layers.LSTM`.
 
@@ -31,15 +31,26 @@ class ParallelRDA(BaseRNN):
     `keras.layers.RNN(ParallelRDACell(...))` with the same weights, to float
     rounding.
 
-    The arguments `attention_activation`, `hidden_activation`,
-    `output_activation`, `use_bias`, `unit_discount_bias`,
-    `kernel_initializer`, `bias_initializer`, `kernel_regularizer`,
-    `bias_regularizer`, `kernel_constraint`, `bias_constraint`, `dropout`
-    and `seed` are the `ParallelRDACell` arguments (see there).
-
     Args:
         units: positive integer, dimensionality of the output space.
+        attention_activation: `f_a`, one of `"exp"`, `"sigmoid"` (default),
+            `"softplus"`, `"relu"`.
+        hidden_activation: `f_h`, `"linear"` (default) or `"tanh"`.
+        output_activation: `f_o`, `"linear"` (default) or `"tanh"`.
+        use_bias: whether to use the biases.
+        unit_discount_bias: if True (default), the discount-gate bias starts
+            at 1.
+        kernel_initializer: initializer of each gate block of `kernel`.
+            Default `"glorot_uniform"` per block.
+        bias_initializer: initializer of the biases. Default `"zeros"`.
+        kernel_regularizer: regularizer of `kernel`.
+        bias_regularizer: regularizer of `bias`.
         activity_regularizer: regularizer on the layer's output.
+        kernel_constraint: constraint of `kernel`.
+        bias_constraint: constraint of `bias`.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask
+            per sequence).
+        seed: random seed for dropout.
         return_sequences: whether to return the output at every step
             (`[batch, time, units]`) or the last (`[batch, units]`).
         return_state: whether to also return the final state `n, d, m`
@@ -52,12 +63,14 @@ class ParallelRDA(BaseRNN):
         zero_output_for_mask: if True, masked steps output zeros; else they
             repeat the previous output (zeros before the first real step), as
             `keras.layers.RNN`.
-        scan_method: `"chunked"` (default; fastest on CPU) or
-            `"associative"` (`keras.ops.associative_scan`).
-        chunk_size: steps per chunk of the chunked scan (default 8: the
-            fastest of 4-64 on a CPU in most settings measured; on
-            TensorFlow under XLA at T = 10,000, 16 is faster. See
-            docs/parallel_rda.md, "Speed").
+        scan_method: `"chunked"` (default) or `"associative"`
+            (`keras.ops.associative_scan`); see
+            `keras_rda.ops.parallel_scan`.
+        chunk_size: steps per chunk of the chunked scan (default 8).
+            `benchmarks/parallel_rda_speed.py --chunk-sizes ...` times
+            chunk sizes and both methods against `keras.layers.LSTM`
+            (records in `results/benchmarks/`, docs/parallel_rda.md,
+            "Speed").
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -131,15 +144,10 @@ class ParallelRDA(BaseRNN):
         )
         self.chunk_size = validation.positive_int("chunk_size", chunk_size)
 
-    def inner_loop(self, sequences, initial_state, mask, training=False):
-        """The scan in place of `keras.layers.RNN`'s loop; same contract:
-        returns `(last_output, outputs, final_states)`."""
+    def sequence_loop(self, sequences, initial_state, mask, training=False):
+        """The scan in place of a loop of `T` steps (the gates read only
+        `x_t`)."""
         cell = self.cell
-        if isinstance(mask, (list, tuple)):
-            mask = mask[0]
-        if training and cell.dropout > 0:
-            dropout_mask = cell.get_dropout_mask(sequences[:, 0, :])
-            sequences = sequences * ops.expand_dims(dropout_mask, 1)
         if self.go_backwards:
             sequences = ops.flip(sequences, axis=1)
             if mask is not None:
@@ -167,21 +175,11 @@ class ParallelRDA(BaseRNN):
             method=self.scan_method,
             chunk_size=self.chunk_size,
         )
-        outputs = cell.output_from_average(averages)
+        outputs = cell.output_from_hidden(cell.hidden_from_average(averages))
         if mask is not None:
-            # keras.layers.RNN: a masked step repeats the previous output,
-            # zeros before the first real step (or zeros throughout).
-            if self.zero_output_for_mask:
-                shown = step_mask
-            else:
-                shown = ops.cumsum(ops.cast(step_mask, "int32"), axis=1) > 0
-            outputs = ops.where(shown, outputs, ops.zeros_like(outputs))
+            outputs = self.hide_masked_outputs(outputs, step_mask, axis=1)
         final_state = [ops.cast(s, d.dtype) for s, d in zip(final_state, initial_state)]
         return outputs[:, -1], outputs, final_state
-
-    @property
-    def units(self):
-        return self.cell.units
 
     def get_config(self):
         config = super().get_config()
