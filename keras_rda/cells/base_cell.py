@@ -1,15 +1,16 @@
 """Keras RNN-cell plumbing shared by the package's recurrent cells.
 
-`FastWeightsCell`, `WeiNetCell`, `LayerNormLSTMCell`, `RecurrentHighwayCell`,
-the RWA / RDA cells (`BaseRDACell`) and `ParallelRDACell` take the arguments
-of `keras.layers.LSTMCell` that are not about their equations: a regularizer
-and a constraint for each of their weight groups (kernel, recurrent, bias,
-and for the RWA / RDA cells the learned initial state), input and recurrent
-dropout with one mask per sequence (Gal & Ghahramani 2016, through Keras's
-`DropoutRNNCell`, so `keras.layers.RNN` resets the masks at every call) and
-the dropout seed. `BaseCell` holds these, creates weights with the right
-regularizer and constraint, applies the masks, and writes `get_config`
-from the cell's list of constructor arguments.
+`FastWeightsCell`, `WeiNetCell`, `LayerNormLSTMCell`, `RecurrentHighwayCell`
+and the RWA / RDA family (`BaseRDACell`: `RWACell`, `RDACell`,
+`ParallelRDACell`) take the arguments of `keras.layers.LSTMCell` that are
+not about their equations: a regularizer and a constraint for each of their
+weight groups (kernel, recurrent, bias, and for the RWA / RDA cells the
+learned initial state), input and recurrent dropout with one mask per
+sequence (Gal & Ghahramani 2016, through Keras's `DropoutRNNCell`, so
+`keras.layers.RNN` resets the masks at every call) and the dropout seed.
+`BaseCell` holds these, creates weights with the right regularizer and
+constraint, applies the masks, and writes `get_config` from the cell's list
+of constructor arguments.
 """
 
 import keras
@@ -34,13 +35,15 @@ _SERIALIZERS = {
 class BaseCell(keras.layers.Layer, DropoutRNNCell):
     """Base of the package's recurrent cells (not public).
 
-    Subclasses call `super().__init__(units, **kwargs)`, list their own
-    constructor arguments in `config_arguments` (a name, or `(name,
-    attribute)` where the value is stored under another attribute;
-    `*_initializer`, `*_regularizer` and `*_constraint` values are
-    serialised), create weights with `add_cell_weight`, and pass the step
-    input and the recurrent vector through `drop_input` / `drop_recurrent`
-    in `call`.
+    A public subclass lists every argument in its own signature (Keras's
+    style: `help()` shows them all), passes this class's with
+    `super().__init__(units, **self.base_cell_arguments(locals()),
+    **kwargs)`, lists its own constructor arguments in `config_arguments`
+    (a name, or `(name, attribute)` where the value is stored under another
+    attribute; `*_initializer`, `*_regularizer` and `*_constraint` values
+    are serialised), creates weights with `add_cell_weight`, and passes the
+    step input and the recurrent vector through `drop_input` /
+    `drop_recurrent` in `call`.
 
     A subclass whose weights form other groups than `WEIGHT_GROUPS` names
     them in `weight_groups`; the constructor then takes (and the config
@@ -100,6 +103,23 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
         self.recurrent_dropout = validation.rate("recurrent_dropout", recurrent_dropout)
         self.seed = seed
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
+
+    @classmethod
+    def base_cell_arguments(cls, local_variables):
+        """This class's arguments among a subclass constructor's `locals()`.
+
+        Args:
+            local_variables: `locals()` of the subclass's `__init__`.
+
+        Returns:
+            `{name: value}` for `dropout`, `recurrent_dropout`, `seed` and
+            every `{group}_regularizer` / `{group}_constraint` of
+            `weight_groups` that the constructor has.
+        """
+        names = ("dropout", "recurrent_dropout", "seed", *cls._group_arguments())
+        return {
+            name: local_variables[name] for name in names if name in local_variables
+        }
 
     @property
     def _has_recurrent(self):

@@ -57,10 +57,18 @@ class FastWeightsCell(BaseCell):
             `[units, units]`). Default (None): the identity scaled by 0.05, as
             Ba et al.
         bias_initializer: initialiser of `b`.
-        **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
-            recurrent / bias `regularizer` and `constraint` arguments, as in
-            `keras.layers.LSTMCell` (taken by `BaseCell`; see below), and
-            those of `keras.layers.Layer`.
+        kernel_regularizer: regularizer of the `kernel` group (see below).
+        recurrent_regularizer: regularizer of the `recurrent` group.
+        bias_regularizer: regularizer of the `bias` group.
+        kernel_constraint: constraint of the `kernel` group.
+        recurrent_constraint: constraint of the `recurrent` group.
+        bias_constraint: constraint of the `bias` group.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask
+            per sequence, as in `keras.layers.LSTMCell`).
+        recurrent_dropout: float in [0, 1), fraction of the recurrent
+            vector to drop (one mask per sequence; see below).
+        seed: random seed for dropout.
+        **kwargs: base `Layer` arguments (`name`, `dtype`, ...).
 
     Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`).
     Groups: `C` (kernel), `W` (recurrent), `b` (bias). Recurrent dropout drops
@@ -116,9 +124,18 @@ class FastWeightsCell(BaseCell):
         kernel_initializer="glorot_uniform",
         recurrent_initializer=None,
         bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
         **kwargs,
     ):
-        super().__init__(units, **kwargs)
+        super().__init__(units, **self.base_cell_arguments(locals()), **kwargs)
         self.decay = validation.in_range("decay", decay, 0.0, 1.0)
         self.fast_learning_rate = validation.in_range(
             "fast_learning_rate", fast_learning_rate, 0.0, float("inf")

@@ -31,9 +31,10 @@ class LayerNormLSTMCell(BaseCell):
       point for zero input (pre-padding without a mask).
     - At that point the normalisations see all-zero vectors. Their gain is
       `1 / sqrt(epsilon)`, about 300, and the gradient through a run of such
-      steps grows by that factor per step: 20 leading zero steps overflowed
-      to NaN.
-    - A random candidate bias makes `c` non-zero from the first step.
+      steps grows by that factor per step until it overflows.
+    - A random candidate bias makes `c` non-zero from the first step
+      (`tests/cells/test_layer_norm_lstm_cell.py` checks finite gradients
+      after a long run of zero inputs).
 
     Args:
         units: positive int, size of `h` and `c`.
@@ -41,12 +42,21 @@ class LayerNormLSTMCell(BaseCell):
         kernel_initializer: initialiser of `kernel` (`[input_dim, 4 * units]`).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[units, 4 * units]`).
-        **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
-            recurrent / bias `regularizer` and `constraint` arguments, as in
-            `keras.layers.LSTMCell` (taken by `BaseCell`; see below), and
-            those of `keras.layers.Layer`.
+        kernel_regularizer: regularizer of the `kernel` group (see below).
+        recurrent_regularizer: regularizer of the `recurrent` group.
+        bias_regularizer: regularizer of the `bias` group.
+        kernel_constraint: constraint of the `kernel` group.
+        recurrent_constraint: constraint of the `recurrent` group.
+        bias_constraint: constraint of the `bias` group.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask
+            per sequence, as in `keras.layers.LSTMCell`).
+        recurrent_dropout: float in [0, 1), fraction of the recurrent
+            vector to drop (one mask per sequence; see below).
+        seed: random seed for dropout.
+        **kwargs: base `Layer` arguments (`name`, `dtype`, ...).
 
-    Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`);
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`).
+    Groups: `kernel` (kernel), `recurrent_kernel` (recurrent), `bias` (bias);
     the layer-norm gains take none. Recurrent dropout drops `h_{t-1}` in `W_h
     h_{t-1}`.
 
@@ -81,9 +91,18 @@ class LayerNormLSTMCell(BaseCell):
         unit_forget_bias=True,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="orthogonal",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
         **kwargs,
     ):
-        super().__init__(units, **kwargs)
+        super().__init__(units, **self.base_cell_arguments(locals()), **kwargs)
         self.unit_forget_bias = bool(unit_forget_bias)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.recurrent_initializer = keras.initializers.get(recurrent_initializer)

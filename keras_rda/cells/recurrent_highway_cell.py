@@ -40,12 +40,21 @@ class RecurrentHighwayCell(BaseCell):
             blocks H, T).
         recurrent_initializer: initialiser of `recurrent_kernel`
             (`[depth, units, 2 * units]`).
-        **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
-            recurrent / bias `regularizer` and `constraint` arguments, as in
-            `keras.layers.LSTMCell` (taken by `BaseCell`; see below), and
-            those of `keras.layers.Layer`.
+        kernel_regularizer: regularizer of the `kernel` group (see below).
+        recurrent_regularizer: regularizer of the `recurrent` group.
+        bias_regularizer: regularizer of the `bias` group.
+        kernel_constraint: constraint of the `kernel` group.
+        recurrent_constraint: constraint of the `recurrent` group.
+        bias_constraint: constraint of the `bias` group.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask
+            per sequence, as in `keras.layers.LSTMCell`).
+        recurrent_dropout: float in [0, 1), fraction of the recurrent
+            vector to drop (one mask per sequence; see below).
+        seed: random seed for dropout.
+        **kwargs: base `Layer` arguments (`name`, `dtype`, ...).
 
-    Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`);
+    Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`).
+    Groups: `kernel` (kernel), `recurrent_kernel` (recurrent), `bias` (bias);
     the layer-norm gains take none. Recurrent dropout drops `s^{l-1}` in every
     layer's `s^{l-1} R^l` (one mask for all layers), not in the carry.
 
@@ -85,9 +94,18 @@ class RecurrentHighwayCell(BaseCell):
         transform_bias=-2.0,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="glorot_uniform",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
         **kwargs,
     ):
-        super().__init__(units, **kwargs)
+        super().__init__(units, **self.base_cell_arguments(locals()), **kwargs)
         self.depth = validation.positive_int("depth", depth)
         self.layer_norm = bool(layer_norm)
         self.transform_bias = validation.in_range(

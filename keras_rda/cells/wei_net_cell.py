@@ -81,16 +81,18 @@ class WeiNetCell(BaseCell):
       (`layer_norm=False` removes it). Normalising after the tanh (the
       other reading) rescales a bounded vector to unit variance at every
       step; at the appendix's initialisation that made the recurrence's
-      gradients explode (cell gradients about 30x the read-out's on
-      length-9 recall) and the model stayed at chance in our runs.
+      gradients explode (the runs that showed it are in
+      docs/associative_memory.md, "Decisions where the paper is
+      ambiguous").
     - Eq. 2 and eq. 7 are written without biases; the cell has biases `b_C`,
       `b_D`, drawn like the other parameters from `N(0, 0.1)`. Zero biases
       would make the all-zero state a fixed point for zero input (pre-padding
       without a mask, blank steps). Layer normalisation of the all-zero
       pre-activation has a gain of `1 / sqrt(epsilon)`, about 300, so the
-      gradient through a run of such steps grows by that factor per step.
-      With zero biases, 20 leading zero steps overflowed to NaN. Random
-      biases move the state off that point at the first step.
+      gradient through a run of such steps grows by that factor per step
+      until it overflows. Random biases move the state off that point at
+      the first step (`tests/cells/test_wei_net_cell.py` checks finite
+      gradients after a long run of zero inputs).
     - Each memory `k` has its own update weights `W_A^k, W_h^k, W_AH^k`:
       with shared weights and `A_0 = 0` all K memories would stay identical.
       Eq. 5 does not involve the router, so every memory is updated every
@@ -136,10 +138,18 @@ class WeiNetCell(BaseCell):
         router_initializer: initialiser of the router's `w` (`[K]`).
         bias_initializer: initialiser of `b_C` and `b_D`, default
             `N(0, 0.1)` (appendix; see above).
-        **kwargs: `dropout`, `recurrent_dropout`, `seed`, the kernel /
-            recurrent / bias `regularizer` and `constraint` arguments, as in
-            `keras.layers.LSTMCell` (taken by `BaseCell`; see below), and
-            those of `keras.layers.Layer`.
+        kernel_regularizer: regularizer of the `kernel` group (see below).
+        recurrent_regularizer: regularizer of the `recurrent` group.
+        bias_regularizer: regularizer of the `bias` group.
+        kernel_constraint: constraint of the `kernel` group.
+        recurrent_constraint: constraint of the `recurrent` group.
+        bias_constraint: constraint of the `bias` group.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask
+            per sequence, as in `keras.layers.LSTMCell`).
+        recurrent_dropout: float in [0, 1), fraction of the recurrent
+            vector to drop (one mask per sequence; see below).
+        seed: random seed for dropout.
+        **kwargs: base `Layer` arguments (`name`, `dtype`, ...).
 
     Dropout and regularization: as in `keras.layers.LSTMCell` (see `BaseCell`).
     Groups: kernel = `W_C`'s input block and the reader `W_D`; recurrent =
@@ -200,9 +210,18 @@ class WeiNetCell(BaseCell):
         kernel_initializer=None,
         router_initializer=None,
         bias_initializer=None,
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
         **kwargs,
     ):
-        super().__init__(units, **kwargs)
+        super().__init__(units, **self.base_cell_arguments(locals()), **kwargs)
         self.num_memories = validation.positive_int("num_memories", num_memories)
         self.update = validation.one_of("update", update, UPDATES)
         self.router = validation.boolean("router", router)

@@ -13,24 +13,47 @@ class RDA(BaseRDALayer):
     """Recurrent Discounted Attention layer, used like `keras.layers.LSTM`.
 
     Runs `RDACell` over a sequence. Outputs, states and gradients equal
-    `keras.layers.RNN(RDACell(...))` with the same weights; it is faster
-    because the input projections of all time steps are one matmul before
-    the recurrence, leaving only `h_{t-1} W_h` and element-wise work in the
-    loop. Works under `jit_compile=True`.
-
-    The arguments `attention_activation`, `hidden_activation`,
-    `output_activation`, `variant`, `learn_initial_state`, `use_bias`,
-    `unit_discount_bias`, `kernel_initializer`, `recurrent_initializer`,
-    `kernel_init_scheme`,
-    `bias_initializer`, `initial_state_initializer`, `kernel_regularizer`,
-    `recurrent_regularizer`, `bias_regularizer`, `initial_state_regularizer`,
-    `kernel_constraint`, `recurrent_constraint`, `bias_constraint`,
-    `initial_state_constraint`, `dropout`, `recurrent_dropout` and `seed`
-    are the `RDACell` arguments (see there).
+    `keras.layers.RNN(RDACell(...))` with the same weights; the input
+    projections of all time steps are one matmul before the recurrence,
+    leaving only `h_{t-1} W_h` and element-wise work in the loop
+    (`benchmarks/rnn_speed.py` times it against that RNN and
+    `keras.layers.LSTM`). Works under `jit_compile=True`.
 
     Args:
         units: positive integer, dimensionality of the output space.
+        attention_activation: `f_a`, one of `"exp"`, `"sigmoid"` (default),
+            `"softplus"`, `"relu"` (see `RDACell`).
+        hidden_activation: `f_h`, `"linear"` (default) or `"tanh"`.
+        output_activation: `f_o`, `"linear"` (default) or `"tanh"`.
+        variant: None, `"sigmoid-id"` or `"exp-tanh"`: the paper's named
+            variants, which set the three activations (see `RDACell`).
+        learn_initial_state: whether `s0` is trained, with `h_0 = f_h(s0)`.
+            Default False.
+        use_bias: whether to use the biases.
+        unit_discount_bias: if True (default), the discount-gate bias starts
+            at 1.
+        kernel_initializer: initializer of the weight matrices. Default
+            `"glorot_uniform"`.
+        recurrent_initializer: initializer of each block of
+            `recurrent_kernel` with `kernel_init_scheme="per_block"`.
+        kernel_init_scheme: `"paper"` (default) or `"per_block"` (see
+            `RDACell`).
+        bias_initializer: initializer of the biases. Default `"zeros"`.
+        initial_state_initializer: initializer of `s0`. Default `"zeros"`.
+        kernel_regularizer: regularizer of `kernel`.
+        recurrent_regularizer: regularizer of `recurrent_kernel`.
+        bias_regularizer: regularizer of `bias`.
+        initial_state_regularizer: regularizer of `initial_state`.
         activity_regularizer: regularizer on the layer's output.
+        kernel_constraint: constraint of `kernel`.
+        recurrent_constraint: constraint of `recurrent_kernel`.
+        bias_constraint: constraint of `bias`.
+        initial_state_constraint: constraint of `initial_state`.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask
+            per sequence).
+        recurrent_dropout: float in [0, 1), fraction of `h_{t-1}` to drop in
+            the recurrent projections (one mask per sequence).
+        seed: random seed for dropout.
         return_sequences: whether to return the output at every step
             (`[batch, time, units]`) or the last (`[batch, units]`).
         return_state: whether to also return the final state
@@ -41,6 +64,9 @@ class RDA(BaseRDALayer):
             of batch i in the next call; `reset_state()` zeroes the state,
             which is the cell's initial state (`h_0 = f_h(s0)` when learned).
         unroll: if True, unroll the loop (short sequences only).
+        zero_output_for_mask: if True, masked steps output zeros; else they
+            repeat the previous output (zeros before the first real step),
+            as `keras.layers.RNN`.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -97,6 +123,7 @@ class RDA(BaseRDALayer):
         go_backwards=False,
         stateful=False,
         unroll=False,
+        zero_output_for_mask=False,
         **kwargs,
     ):
         cell, rnn_arguments = make_cell(

@@ -13,21 +13,39 @@ class RWA(BaseRDALayer):
     """Recurrent Weighted Average layer, used like `keras.layers.LSTM`.
 
     Runs `RWACell` over a sequence. Outputs, states and gradients equal
-    `keras.layers.RNN(RWACell(...))` with the same weights; it is faster
-    because the input projections of all time steps are one matmul before
-    the recurrence. Works under `jit_compile=True`.
-
-    The arguments `learn_initial_state`, `use_bias`, `kernel_initializer`,
-    `recurrent_initializer`, `kernel_init_scheme`, `bias_initializer`,
-    `initial_state_initializer`,
-    `kernel_regularizer`, `recurrent_regularizer`, `bias_regularizer`,
-    `initial_state_regularizer`, `kernel_constraint`, `recurrent_constraint`,
-    `bias_constraint`, `initial_state_constraint`, `dropout`,
-    `recurrent_dropout` and `seed` are the `RWACell` arguments (see there).
+    `keras.layers.RNN(RWACell(...))` with the same weights; the input
+    projections of all time steps are one matmul before the recurrence
+    (`benchmarks/rnn_speed.py` times it against `keras.layers.LSTM`).
+    Works under `jit_compile=True`.
 
     Args:
         units: positive integer, dimensionality of the output space.
+        learn_initial_state: whether `s0` is trained (`h_0 = tanh(s0)`, as in
+            the paper; default True). If False, `h_0 = 0`.
+        use_bias: whether to use the biases `b_u, b_g, b_a`.
+        kernel_initializer: initializer of the weight matrices. Default
+            `"glorot_uniform"`.
+        recurrent_initializer: initializer of each block of
+            `recurrent_kernel` with `kernel_init_scheme="per_block"`.
+        kernel_init_scheme: `"paper"` (default) or `"per_block"` (see
+            `RWACell`).
+        bias_initializer: initializer of the biases. Default `"zeros"`.
+        initial_state_initializer: initializer of `s0`. Default (None)
+            `RandomNormal(stddev=sqrt(3))`, the paper's `N(0, 3)`.
+        kernel_regularizer: regularizer of `kernel`.
+        recurrent_regularizer: regularizer of `recurrent_kernel`.
+        bias_regularizer: regularizer of `bias`.
+        initial_state_regularizer: regularizer of `initial_state`.
         activity_regularizer: regularizer on the layer's output.
+        kernel_constraint: constraint of `kernel`.
+        recurrent_constraint: constraint of `recurrent_kernel`.
+        bias_constraint: constraint of `bias`.
+        initial_state_constraint: constraint of `initial_state`.
+        dropout: float in [0, 1), fraction of the inputs to drop (one mask
+            per sequence).
+        recurrent_dropout: float in [0, 1), fraction of `h_{t-1}` to drop in
+            the recurrent projections (one mask per sequence).
+        seed: random seed for dropout.
         return_sequences: whether to return the output at every step.
         return_state: whether to also return the final state `h, n, d, m`.
         go_backwards: if True, process the sequence backwards.
@@ -35,6 +53,9 @@ class RWA(BaseRDALayer):
             `reset_state()` zeroes the state, which the cell reads as
             `h_0 = tanh(s0)` (an all-zero state is the initial state).
         unroll: if True, unroll the loop.
+        zero_output_for_mask: if True, masked steps output zeros; else they
+            repeat the previous output (zeros before the first real step),
+            as `keras.layers.RNN`.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -86,6 +107,7 @@ class RWA(BaseRDALayer):
         go_backwards=False,
         stateful=False,
         unroll=False,
+        zero_output_for_mask=False,
         **kwargs,
     ):
         cell, rnn_arguments = make_cell(
