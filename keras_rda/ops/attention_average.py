@@ -54,13 +54,14 @@ def attended(denominator):
     """Where some step has been attended: `d^ > 0`, boolean `[batch, units]`.
 
     For the scaled denominator (`d^ >= 0` always) this is `sign(d^)` cast to
-    a boolean. It is written so because on TensorFlow's CPU kernels a float
-    comparison (`Greater`) of a `[100, 250]` tensor costs about 10x a
-    multiplication (~140 us against ~10 us on a 2-core CPU), while `sign`
-    costs about one. Without XLA, the four comparisons per time step were
-    one of the largest op types of the `RDA` and `RWA` layers' training
-    step (`benchmarks/comparison_cost.py`; docs/units.md, "Comparisons cost
-    more than arithmetic").
+    a boolean. It is written so because on TensorFlow's CPU kernels (without
+    XLA) a float comparison (`Greater`) costs several element-wise
+    multiplications, while `sign` costs about one, and the running average
+    asks this four times a step. `benchmarks/comparison_cost.py` measures
+    both the op costs and the `RDA` / `RWA` training step with the
+    comparisons put back (record `results/benchmarks/
+    tensorflow_comparison_cost.json`; docs/units.md, "Comparisons cost more
+    than arithmetic").
     """
     return ops.cast(ops.sign(denominator), "bool")
 

@@ -36,8 +36,10 @@ from keras_rda.utils import keras_compat
 METHODS = ("chunked", "associative")
 
 #: Chunks per block when the chunk carries are scanned in blocks
-#: (`_blocked_carries`). As with the chunks themselves, short unrolled blocks
-#: ran fastest on a CPU (docs/parallel_rda.md, "Speed").
+#: (`_blocked_carries`): short unrolled blocks, like the chunks themselves.
+#: `benchmarks/parallel_rda_speed.py` times them (records
+#: `results/benchmarks/*parallel_rda_blocked*.json`; docs/parallel_rda.md,
+#: "Speed").
 CARRY_BLOCK = 8
 
 
