@@ -2,6 +2,8 @@
 
 - `provenance`: what a record says about where it came from (command,
   commit, versions, machine);
+- `records`: the record format the runs write and the reports read
+  (`metric_key`, `json_safe`);
 - `report`: regenerates the tables in the README and `docs/` from
   `results/` (`keras-rda report`);
 - `benchmark_tables`: renders the benchmark records;

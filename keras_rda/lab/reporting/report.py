@@ -7,8 +7,8 @@ import re
 
 from keras_rda.lab.reporting import claims
 from keras_rda.lab.reporting.benchmark_tables import benchmark_markdown
-from keras_rda.lab.runs.runner import json_safe
-from keras_rda.lab.runs.runner import metric_key
+from keras_rda.lab.reporting.records import json_safe
+from keras_rda.lab.reporting.records import metric_key
 from keras_rda.utils import validation
 
 
