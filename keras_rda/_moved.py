@@ -33,7 +33,9 @@ MOVED = {
     "keras_rda.experiments.learned_initial_state": (
         "keras_rda.lab.zoo.learned_initial_state"
     ),
-    "keras_rda.experiments.runner": "keras_rda.lab.runs.runner",
+    # runner.py was split by concern (run_loop, recording, checkpoint): its
+    # old paths read the names from the package, which exports them all.
+    "keras_rda.experiments.runner": "keras_rda.lab.runs",
     "keras_rda.experiments.early_stopping_fit": (
         "keras_rda.lab.runs.early_stopping_fit"
     ),
@@ -79,6 +81,7 @@ MOVED = {
     "keras_rda.tasks.rwa_paper.variable_copy": "keras_rda.lab.tasks.rwa_paper",
     "keras_rda.tasks.uw_paper.sequence_tasks": "keras_rda.lab.tasks.uw_paper",
     "keras_rda.tasks.ffa_paper.presets": "keras_rda.lab.tasks.ffa_paper",
+    "keras_rda.lab.runs.runner": "keras_rda.lab.runs",
 }
 
 

@@ -1,6 +1,6 @@
 """`tf.distribute` strategies by name: the one helper behind every `--strategy`.
 
-Used by `keras-rda train`/`compare` (through `keras_rda.lab.runs.runner`)
+Used by `keras-rda train`/`compare` (through `keras_rda.lab.runs`)
 and by `keras-rda enwik8` (`keras_rda.lab.enwik8`). TensorFlow is imported
 when a strategy is made, not when this module is imported.
 

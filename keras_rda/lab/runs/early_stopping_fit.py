@@ -4,7 +4,7 @@ The UW paper's classification experiments (Le, Tran & Venkatesh 2019,
 sections 3.5-3.6) train over epochs of a fixed data set and stop early on a
 validation split. At the paper's sizes one model takes hours on a CPU, so a
 run must survive being killed: `fit_with_early_stopping` checkpoints after
-every epoch into a `keras_rda.lab.runs.runner.RunCheckpoint` directory
+every epoch into a `keras_rda.lab.runs.checkpoint.RunCheckpoint` directory
 and a rerun with the same settings continues where it stopped.
 
 A resumed run is the run an uninterrupted one would have been: each epoch's
@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from keras_rda.lab.runs.runner import RunCheckpoint
+from keras_rda.lab.runs.checkpoint import RunCheckpoint
 from keras_rda.utils import validation
 
 MONITOR = "val_loss"

@@ -4,7 +4,7 @@
 writes the same events (float32 scalars tagged for TensorBoard's "scalars"
 plugin) through TensorFlow's core `tf.summary.write`, so the package is
 needed to view the logs, not to write them. Used by the `keras-rda`
-runs (`keras_rda.lab.runs.runner`) and the enwik8 loop.
+runs (`keras_rda.lab.runs.recording`) and the enwik8 loop.
 """
 
 

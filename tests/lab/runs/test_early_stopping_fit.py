@@ -4,8 +4,8 @@ import keras
 import numpy as np
 import pytest
 
+from keras_rda.lab.runs.checkpoint import CheckpointMismatch
 from keras_rda.lab.runs.early_stopping_fit import fit_with_early_stopping
-from keras_rda.lab.runs.runner import CheckpointMismatch
 
 FINGERPRINT = {"model": "dense", "settings": {"lr": 0.05}}
 

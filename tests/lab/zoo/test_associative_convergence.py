@@ -21,7 +21,7 @@ the same weights too: with seed 0's weights, the stream of seed 1 kept it
 at 0.21-0.25 for 20,000 steps (this test, before it ran several seeds),
 where the stream of seed 0 took it past 0.8 by step 3,000 (the record
 below). So the claim is over seeds: each run is `keras-rda compare`'s
-(`keras_rda.lab.runs.runner.train`, which seeds the weights and the
+(`keras_rda.lab.runs.train`, which seeds the weights and the
 training stream from the seed), and WeiNet must reach 0.95 with at least
 `NEEDED` of `SEEDS` (the test stops once it has). LSTM, trained the same
 way with the first seed for as many steps as the slowest of those WeiNet
@@ -39,7 +39,7 @@ asserts the targets above, not that record's numbers.
 import numpy as np
 import pytest
 
-from keras_rda.lab.runs.runner import train
+from keras_rda.lab.runs import train
 from keras_rda.lab.tasks import get_task
 
 LENGTH = 30

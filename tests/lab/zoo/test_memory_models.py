@@ -80,7 +80,7 @@ def test_models_map_a_uw_task(name):
 def test_model_trains_with_fit():
     """One zoo model through the runner's compile and `model.fit` (the
     memory cells' own tests train every schedule)."""
-    from keras_rda.lab.runs.runner import compile_for_task
+    from keras_rda.lab.runs import compile_for_task
 
     # Two cache writes (steps 5 and 10), so that the second one sees a
     # non-zero read vector and every weight gets a gradient.

@@ -7,7 +7,7 @@ Both run the `--scale small` settings of `keras-rda` (64 units, batches of
 
 import pytest
 
-from keras_rda.lab.runs.runner import train
+from keras_rda.lab.runs import train
 from keras_rda.lab.tasks import get_task_class
 
 pytestmark = pytest.mark.slow

@@ -1,0 +1,278 @@
+"""Checkpoints of one run: atomic writes, the resume decision, the saver.
+
+`RunCheckpoint` owns a run's checkpoint directory (its layout is in the
+class docstring); `open_checkpoint` claims one for a run, refusing a
+directory of another run or of a longer one; `make_checkpoint_callback`
+saves after every evaluation. A killed run loses at most one evaluation
+interval, and a resumed run sees the batches an uninterrupted one would.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+
+from keras_rda.utils import validation
+
+
+class CheckpointMismatch(ValueError):
+    """A checkpoint directory holds another run than the one asked for."""
+
+
+def write_atomically(path, text):
+    """Writes `text` to `path` through a temporary file and `os.replace`.
+
+    Args:
+        path: a `pathlib.Path`.
+        text: the file's new contents.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def load_weights(model, path):
+    """`model.load_weights(path)`, the optimizer's variables included."""
+    if model.optimizer is not None and not model.optimizer.built:
+        model.optimizer.build(model.trainable_variables)
+    model.load_weights(path)
+
+
+class RunCheckpoint:
+    """Checkpoints of one run, written after every evaluation, resumable.
+
+    Layout of `directory`:
+
+    - `run.json`: what the run is (model, task, settings other than its
+      number of steps); a rerun with other settings is refused instead of
+      mixing two runs. A rerun asking for more steps continues the run,
+      finished or not (see `reopen`).
+    - `ckpt-<epoch>.weights.h5`: the model and optimizer variables after
+      `epoch` evaluation intervals (Keras `save_weights`).
+    - `latest.json`: the newest complete checkpoint: its epoch and weights
+      file, the learning curve so far, the step that met the threshold and
+      the wall/CPU seconds spent. It is replaced atomically after its weights
+      file is complete, so a kill at any moment leaves the previous
+      checkpoint usable: at most one evaluation interval is lost.
+    - `result.json` and `final.weights.h5`: the finished run. A rerun
+      returns it without training.
+
+    The data stream's position is the epoch: a resumed run skips
+    `epoch * eval_every` batches of the same seeded stream, so it sees the
+    batches an uninterrupted run would.
+
+    Args:
+        directory: the run's checkpoint directory (created if missing).
+        fingerprint: what the run is (JSON-serialisable), stored in
+            `run.json` on first use and compared on every later one.
+
+    Raises:
+        CheckpointMismatch: `directory` holds a run with another
+            fingerprint.
+    """
+
+    def __init__(self, directory, fingerprint):
+        self.directory = pathlib.Path(directory)
+        self.fingerprint = fingerprint
+        self.directory.mkdir(parents=True, exist_ok=True)
+        run_file = self.directory / "run.json"
+        if run_file.exists():
+            stored = _without_steps(json.loads(run_file.read_text()))
+            if stored != json.loads(json.dumps(fingerprint)):
+                error = validation.invalid_value(
+                    "checkpoint_dir",
+                    "a directory of this run or a new one",
+                    str(self.directory),
+                )
+                raise CheckpointMismatch(f"{error} (it holds a different run)")
+        else:
+            write_atomically(run_file, json.dumps(fingerprint, indent=2))
+
+    def finished(self):
+        """The finished run's `RunResult` dict, or None."""
+        path = self.directory / "result.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def latest(self):
+        """The newest checkpoint's state (see the class docstring), or None."""
+        path = self.directory / "latest.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def trained_steps(self):
+        """Steps trained so far: of the finished run, else of the newest
+        checkpoint, else 0."""
+        finished = self.finished()
+        if finished is not None:
+            return int(finished["steps"])
+        state = self.latest()
+        return int(state["curve"][-1]["step"]) if state and state["curve"] else 0
+
+    def reopen(self):
+        """Turns the finished run back into its last checkpoint.
+
+        A run trained to its end can then go on for more steps, exactly as
+        if it had been asked for them at the start: the optimizer's state is
+        part of the weights file, and the data stream skips what was seen.
+        Each file is replaced before the next is removed, so a kill at any
+        moment leaves either the finished run or the checkpoint usable.
+        """
+        result = self.finished()
+        epoch = int(result["steps"]) // int(result["settings"]["eval_every"])
+        name = f"ckpt-{epoch}.weights.h5"
+        tmp = self.directory / f"tmp-{name}"
+        shutil.copyfile(self.directory / "final.weights.h5", tmp)
+        os.replace(tmp, self.directory / name)
+        state = {
+            "curve": result["curve"],
+            "steps_to_threshold": result["steps_to_threshold"],
+            "seconds": result["seconds"],
+            "cpu_seconds": result["cpu_seconds"],
+        }
+        write_atomically(
+            self.directory / "latest.json",
+            json.dumps({"epoch": epoch, "weights": name, **state}),
+        )
+        (self.directory / "result.json").unlink()
+        (self.directory / "final.weights.h5").unlink()
+
+    def save(self, model, epoch, state):
+        """Writes the checkpoint after `epoch` intervals, then drops older ones."""
+        name = f"ckpt-{epoch}.weights.h5"
+        tmp = self.directory / f"tmp-{name}"
+        model.save_weights(tmp, overwrite=True)
+        os.replace(tmp, self.directory / name)
+        write_atomically(
+            self.directory / "latest.json",
+            json.dumps({"epoch": epoch, "weights": name, **state}),
+        )
+        for old in self.directory.glob("ckpt-*.weights.h5"):
+            if old.name != name:
+                old.unlink()
+
+    def restore(self, model, state):
+        """Loads the model and optimizer variables of checkpoint `state`."""
+        load_weights(model, self.directory / state["weights"])
+
+    def finish(self, model, result):
+        """Stores the finished run and removes the intermediate checkpoints."""
+        tmp = self.directory / "tmp-final.weights.h5"
+        model.save_weights(tmp, overwrite=True)
+        os.replace(tmp, self.directory / "final.weights.h5")
+        write_atomically(self.directory / "result.json", json.dumps(result))
+        for old in self.directory.glob("ckpt-*.weights.h5"):
+            old.unlink()
+        (self.directory / "latest.json").unlink(missing_ok=True)
+
+    def load_final(self, model):
+        """Loads the finished run's model and optimizer variables."""
+        load_weights(model, self.directory / "final.weights.h5")
+
+    def take_finished(self, model, steps, stop_at_threshold):
+        """The finished run to return as it is, or None to train.
+
+        A finished run that `can_continue` to `steps` is reopened (None:
+        train on from its last checkpoint); any other finished run is
+        loaded into `model` and its `RunResult` dict returned.
+
+        Args:
+            model: the run's built and compiled `keras.Model`.
+            steps: the steps the run is asked for.
+            stop_at_threshold: whether the run stops at its threshold.
+        """
+        finished = self.finished()
+        if finished is None:
+            return None
+        if can_continue(finished, steps, stop_at_threshold):
+            self.reopen()
+            return None
+        self.load_final(model)
+        return finished
+
+
+def fingerprint(model_name, task, settings):
+    """What a run is, as its `run.json` stores it: model, task, the task's
+    parameters and the run's settings other than its number of steps."""
+    return {
+        "model": model_name,
+        "task": task.name,
+        "task_params": task.config(),
+        "settings": {k: v for k, v in settings.items() if k != "steps"},
+    }
+
+
+def open_checkpoint(directory, run_fingerprint, steps, asked_steps):
+    """The `RunCheckpoint` of a run in `directory`, or None for no directory.
+
+    Args:
+        directory: the checkpoint directory, or None.
+        run_fingerprint: what the run is (see `fingerprint`).
+        steps: the run's steps (a multiple of its evaluation interval).
+        asked_steps: the steps as the caller asked for them (for the
+            message).
+
+    Raises:
+        CheckpointMismatch: `directory` holds another run, or one trained
+            for more than `steps`.
+    """
+    if directory is None:
+        return None
+    checkpoint = RunCheckpoint(directory, run_fingerprint)
+    trained = checkpoint.trained_steps()
+    if trained > steps:
+        error = validation.invalid_value(
+            "steps",
+            f"at least the {trained} steps trained in {directory}",
+            asked_steps,
+        )
+        raise CheckpointMismatch(f"{error} (it holds a longer run)")
+    return checkpoint
+
+
+def _without_steps(fingerprint):
+    """`fingerprint` without its number of steps (which `run.json` files
+    written before runs could be extended still hold)."""
+    settings = {k: v for k, v in fingerprint["settings"].items() if k != "steps"}
+    return {**fingerprint, "settings": settings}
+
+
+def can_continue(finished, steps, stop_at_threshold):
+    """Whether finished run `finished` (a `RunResult` dict) goes on to `steps`.
+
+    Only a run that trained to its own end does: one that stopped at its
+    threshold or on a NaN loss would have stopped there in a longer run too.
+    """
+    ran_to_end = finished["steps"] == finished["settings"]["steps"]
+    stopped = stop_at_threshold and finished["steps_to_threshold"] is not None
+    return (
+        ran_to_end
+        and not stopped
+        and not finished["diverged"]
+        and steps > finished["steps"]
+    )
+
+
+def make_checkpoint_callback(checkpoint, recorder, clock):
+    """A Keras callback saving `checkpoint` after every evaluation.
+
+    Args:
+        checkpoint: the run's `RunCheckpoint`.
+        recorder: the run's curve recorder (`recording.make_recorder`),
+            whose curve and threshold step go into each checkpoint; it must
+            come before this callback in the list given to `fit`.
+        clock: the run's `recording.Clock`, whose totals go in too.
+    """
+    import keras
+
+    class _Saver(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            checkpoint.save(
+                self.model,
+                epoch + 1,
+                {
+                    "curve": recorder.curve,
+                    "steps_to_threshold": recorder.steps_to_threshold,
+                    **clock.totals(),
+                },
+            )
+
+    return _Saver()

@@ -1,0 +1,205 @@
+"""`run(spec)`: every run of a `RunSpec`, then its record, plots and table.
+
+Each run (one model, one seed) checkpoints after every evaluation under
+`OUT/checkpoints/NAME/MODEL-seedSEED/` and resumes from there when the same
+spec runs again, or trains on when it asks for more steps (see
+`keras_rda.lab.runs.checkpoint.RunCheckpoint`). The JSON record goes to
+`RESULTS_DIR/NAME.json` (default: `OUT`), the learning-curve PNG and the
+memory models' heat maps to `OUT`, the results table to stdout.
+"""
+
+import shutil
+
+from keras_rda.lab.reporting import memory_plots
+from keras_rda.lab.reporting import report
+from keras_rda.lab.runs.run_loop import train
+from keras_rda.lab.runs.spec import RunSpecError
+from keras_rda.lab.runs.spec import StrategyUnavailable
+from keras_rda.lab.strategies import make_strategy
+from keras_rda.lab.zoo.registry import get_model_spec
+
+DEFAULT_FROM_ZOO = "each model's own"
+
+
+def run(spec):
+    """Trains every model of `spec` over every seed, then reports.
+
+    Prints what will run (and where it differs from the paper), trains each
+    `(model, seed)` with `train` (resuming its checkpoint), then writes the
+    JSON record, the learning-curve plot and the memory models' heat maps,
+    and prints the results table.
+
+    Args:
+        spec: a `RunSpec`.
+
+    Returns:
+        The `RunResult`s, in `spec.runs()` order.
+
+    Raises:
+        RunSpecError: an unknown task or model, or task parameters the task
+            refuses; `StrategyUnavailable` (a `RunSpecError`) when the
+            strategy cannot be made. Nothing is written before either.
+        CheckpointMismatch: a run's checkpoint directory holds a run with
+            other settings, or a longer one.
+    """
+    task, settings = resolve(spec)
+    strategy = _make_strategy(spec)
+    print(describe(task, settings, spec.scale), flush=True)
+    results = [
+        _train_one(spec, task, settings, strategy, model, seed)
+        for model, seed in spec.runs()
+    ]
+    write_outputs(spec, task, results)
+    return results
+
+
+def resolve(spec):
+    """The task and training settings of `spec`, its model names checked.
+
+    Returns:
+        `(task, settings)`: the `Task` and `spec.training_settings()`.
+
+    Raises:
+        RunSpecError: with the task registry's, the task's or the zoo's
+            message.
+    """
+    try:
+        task = spec.make_task()
+        settings = spec.training_settings()
+        for name in (*spec.models, *settings.get("model_units", {})):
+            get_model_spec(name)
+    except (TypeError, ValueError) as error:
+        raise RunSpecError(str(error)) from None
+    return task, settings
+
+
+def _make_strategy(spec):
+    """`spec`'s strategy, made once for all its runs."""
+    try:
+        return make_strategy(spec.strategy, tpu=spec.tpu)
+    except Exception as error:  # noqa: BLE001  (TPU resolvers raise many kinds)
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise StrategyUnavailable(f"{type(error).__name__}: {first}") from None
+
+
+def units_of(settings, model_name):
+    """The recurrent units of `model_name`: its own size, else the common one."""
+    return settings.get("model_units", {}).get(model_name, settings["units"])
+
+
+def _train_one(spec, task, settings, strategy, model, seed):
+    """One run of `spec`: `model` with `seed`, checkpointed in its directory."""
+    checkpoint_dir = spec.checkpoint_dir(model, seed)
+    if spec.restart:
+        shutil.rmtree(checkpoint_dir, ignore_errors=True)
+    if spec.verbose:
+        print(f"\n== {model} on {task.name}, seed {seed} ==", flush=True)
+    return train(
+        task,
+        model,
+        steps=settings["steps"],
+        batch_size=settings["batch_size"],
+        units=units_of(settings, model),
+        eval_every=settings["eval_every"],
+        eval_examples=settings["eval_examples"],
+        seed=seed,
+        learning_rate=settings.get("learning_rate"),
+        clipvalue=settings.get("clipvalue"),
+        clipnorm=settings.get("clipnorm"),
+        jit_compile=spec.jit_compile,
+        strategy=strategy,
+        stop_at_threshold=spec.stop_at_threshold,
+        verbose=spec.verbose,
+        model_kwargs=spec.model_args,
+        checkpoint_dir=checkpoint_dir,
+        tensorboard_dir=spec.tensorboard_run_dir(model, seed),
+    )
+
+
+def write_outputs(spec, task, results):
+    """Writes the record, plot and heat maps of `results`; prints the table.
+
+    Args:
+        spec: the `RunSpec` the results are of.
+        task: its task, as built.
+        results: the `RunResult`s.
+
+    Returns:
+        The paths written: the record, the plot, then the heat maps.
+    """
+    data = report.record(results, task, spec.scale, spec.command)
+    json_path = report.write_json(spec.record_path, data)
+    png_path = report.plot_curves(data, spec.plot_path)
+    heatmaps = memory_heatmaps(results, task, spec.out, spec.name or task.name)
+    print()
+    print(report.results_table(data))
+    print(f"\nWrote {json_path} and {png_path}")
+    for path in heatmaps:
+        print(f"Wrote {path} (memory write/read weights over time)")
+    return [json_path, png_path, *heatmaps]
+
+
+def describe(task, settings, scale):
+    """What will run, and where it differs from the paper's settings.
+
+    Compares the task as built (after the scale and the task parameters)
+    and the training settings with the paper's, so the line names what this
+    run changes, whichever setting changed it.
+
+    Args:
+        task: the `Task` as built.
+        settings: the training settings (`RunSpec.training_settings`).
+        scale: the scale they started from.
+
+    Returns:
+        Lines of text: the task, its paper, what differs, the settings.
+    """
+    lines = [f"task {task!r}", f"  {task.paper}: {task.description}"]
+    paper_task = type(task).paper_params()
+    changed = [
+        f"{k} {paper_task[k]} -> {v}"
+        for k, v in task.config().items()
+        if k in paper_task and paper_task[k] != v
+    ]
+    paper = type(task).training_settings("paper")
+    changed += [
+        f"{k} {paper.get(k, DEFAULT_FROM_ZOO)} -> {settings.get(k, DEFAULT_FROM_ZOO)}"
+        for k in ("units", "batch_size", "steps", "learning_rate", "clipvalue")
+        if paper.get(k) != settings.get(k)
+    ]
+    if changed:
+        lines.append(
+            f"  differs from the paper (--scale {scale}): " + ", ".join(changed)
+        )
+    lines.append("  training: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+    return "\n".join(lines)
+
+
+def memory_heatmaps(results, task, out, prefix):
+    """For each memory model (DNC/NTM), its first seed's write and read
+    weights over one held-out sequence as a heat map, like the UW paper's
+    Figures 4-5, saved as `out/PREFIX-MODEL-memory.png`.
+
+    Returns:
+        The paths written.
+    """
+    paths, seen = [], set()
+    for result in results:
+        if result.model in seen:
+            continue
+        seen.add(result.model)
+        try:
+            memory_plots.find_memory_layer(result.keras_model)
+        except ValueError:
+            continue
+        inputs = task.held_out(1)[0]
+        path = out / f"{prefix}-{result.model}-memory.png"
+        memory_plots.save_memory_heatmap(
+            result.keras_model,
+            inputs,
+            path,
+            encoding_steps=getattr(task, "encoding_length", None),
+            title=f"{result.model} on {task.name}",
+        )
+        paths.append(path)
+    return paths

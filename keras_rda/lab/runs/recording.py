@@ -1,0 +1,211 @@
+"""What one run records: its learning curve, its clock and its `RunResult`.
+
+A run's curve is its held-out scores every `eval_every` training steps (one
+Keras "epoch"), kept by the callback `make_recorder` builds; the first
+evaluated step whose score meets the task's threshold is "steps until
+threshold", the number the papers' tables report. `RunResult` is what a run
+hands back and what a record stores per run (`to_dict`); the record's
+format helpers (`metric_key`, `json_safe`) live in
+`keras_rda.lab.reporting.records`, shared with the reports that read it.
+"""
+
+import dataclasses
+import operator
+import time
+
+import numpy as np
+
+from keras_rda.lab.reporting.records import metric_key
+from keras_rda.lab.runs.summaries import write_scalars
+
+_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+@dataclasses.dataclass
+class RunResult:
+    """What one training run produced.
+
+    Attributes:
+        model: zoo name.
+        task: task name.
+        steps: training steps done.
+        curve: `[{"step": s, "loss": ..., "val_loss": ..., ...}]`, one entry
+            per held-out evaluation.
+        steps_to_threshold: the first evaluated step at which the held-out
+            score met the task's threshold, or None.
+        final: the last held-out scores (`{"loss": ..., metric: ...}`).
+        seconds: wall-clock training time (summed over resumed parts).
+        cpu_seconds: CPU time of the process while training (user and
+            system, summed over resumed parts).
+        params: number of trainable parameters.
+        settings: steps, batch size, units, learning rate, clipping, seed...
+        diverged: True when training stopped on a NaN loss.
+        keras_model: the trained `keras.Model` (not part of `to_dict`).
+    """
+
+    model: str
+    task: str
+    steps: int
+    curve: list
+    steps_to_threshold: int = None
+    final: dict = dataclasses.field(default_factory=dict)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    params: int = 0
+    settings: dict = dataclasses.field(default_factory=dict)
+    diverged: bool = False
+    keras_model: object = dataclasses.field(default=None, repr=False, compare=False)
+
+    def score(self, metric):
+        """The final held-out value of a task metric."""
+        return self.final.get(metric_key(metric))
+
+    @classmethod
+    def from_dict(cls, data):
+        """The inverse of `to_dict` (without the Keras model)."""
+        names = {field.name for field in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def to_dict(self):
+        """The run as a record stores it: every field but the Keras model."""
+        return {
+            field.name: getattr(self, field.name)
+            for field in dataclasses.fields(self)
+            if field.name != "keras_model"
+        }
+
+
+def threshold_met(threshold, logs):
+    """Whether held-out `logs` (with `val_` keys) meet `(metric, op, value)`."""
+    if threshold is None:
+        return False
+    metric, op, value = threshold
+    score = logs.get("val_" + metric_key(metric))
+    return score is not None and bool(_OPS[op](float(score), value))
+
+
+def format_scores(logs):
+    """`{"loss": 0.1234, ...}` as `"loss 0.1234, ..."` (one log line)."""
+    return ", ".join(f"{k} {v:.4g}" for k, v in logs.items())
+
+
+def make_recorder(
+    task,
+    eval_every,
+    total_steps,
+    stop_at_threshold=False,
+    log_lines=False,
+    tensorboard_dir=None,
+    prefix="",
+):
+    """A Keras callback recording the learning curve of one run.
+
+    After each `eval_every` steps (one Keras "epoch") it appends the logs to
+    its `curve`, notes the first step meeting the task's threshold in
+    `steps_to_threshold` (and stops training there with
+    `stop_at_threshold`), prints one line when `log_lines` (for logs that
+    are files, not terminals) and writes the same values as TensorBoard
+    scalars to `tensorboard_dir` (tag: the curve key; step: the training
+    step).
+
+    Args:
+        task: the `keras_rda.lab.tasks.Task` trained (for its threshold).
+        eval_every: training steps per Keras epoch.
+        total_steps: the run's steps (shown in the log lines).
+        stop_at_threshold: stop training once the threshold is met.
+        log_lines: print one line per evaluation.
+        tensorboard_dir: where to write TensorBoard scalars, or None.
+        prefix: what each log line starts with (the run's name).
+
+    Returns:
+        The callback, with `curve` and `steps_to_threshold` to read (and to
+        set, when a run resumes).
+    """
+    import keras
+
+    class CurveRecorder(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.curve = []
+            self.steps_to_threshold = None
+            self._writer = None
+            if tensorboard_dir is not None:
+                import tensorflow as tf
+
+                self._writer = tf.summary.create_file_writer(str(tensorboard_dir))
+
+        def on_epoch_end(self, epoch, logs=None):
+            logs = {k: float(v) for k, v in (logs or {}).items()}
+            step = (epoch + 1) * eval_every
+            self.curve.append({"step": step, **logs})
+            if self.steps_to_threshold is None and threshold_met(task.threshold, logs):
+                self.steps_to_threshold = step
+                if stop_at_threshold:
+                    self.model.stop_training = True
+            if log_lines:
+                print(
+                    f"{prefix}step {step}/{total_steps}: {format_scores(logs)}",
+                    flush=True,
+                )
+            if self._writer is not None:
+                write_scalars(self._writer, logs, step)
+
+        def on_train_end(self, logs=None):
+            if self._writer is not None:
+                self._writer.close()
+
+    return CurveRecorder()
+
+
+class Clock:
+    """Wall and process CPU seconds, continuing the totals of earlier parts.
+
+    Args:
+        seconds: wall-clock seconds spent before (by the parts of a run
+            before its resumption).
+        cpu_seconds: CPU seconds spent before.
+    """
+
+    def __init__(self, seconds=0.0, cpu_seconds=0.0):
+        self.base = (seconds, cpu_seconds)
+        self.start = (time.perf_counter(), time.process_time())
+
+    def totals(self):
+        """`{"seconds": ..., "cpu_seconds": ...}` so far, earlier parts included."""
+        return {
+            "seconds": self.base[0] + time.perf_counter() - self.start[0],
+            "cpu_seconds": self.base[1] + time.process_time() - self.start[1],
+        }
+
+
+def run_result(model_name, task, recorder, totals, model, settings):
+    """The `RunResult` of a run whose curve is in `recorder`.
+
+    Args:
+        model_name: the zoo name.
+        task: the task trained.
+        recorder: the run's `make_recorder` callback.
+        totals: the run's `Clock.totals()`.
+        model: the trained `keras.Model`.
+        settings: the run's settings (see `run_loop.run_settings`).
+
+    Returns:
+        A `RunResult` whose final scores are the last evaluation's held-out
+        scores, diverged when any of its last logs is not finite.
+    """
+    curve = recorder.curve
+    last = curve[-1] if curve else {}
+    return RunResult(
+        model=model_name,
+        task=task.name,
+        steps=last.get("step", 0),
+        curve=curve,
+        steps_to_threshold=recorder.steps_to_threshold,
+        final={k[4:]: v for k, v in last.items() if k.startswith("val_")},
+        seconds=totals["seconds"],
+        cpu_seconds=totals["cpu_seconds"],
+        params=int(sum(np.prod(w.shape) for w in model.trainable_weights)),
+        settings=settings,
+        diverged=bool(any(not np.isfinite(v) for v in last.values())),
+        keras_model=model,
+    )

@@ -1,0 +1,330 @@
+"""The run loop: build, compile, fit and evaluate one zoo model on a task.
+
+Runs on every Keras backend: on TensorFlow the batches come through a
+`tf.data` pipeline and `strategy` picks a `tf.distribute` strategy; on JAX
+and PyTorch they come from a Python generator, on the backend's default
+device.
+
+Training is `model.fit` on the task's endless stream of fresh batches (with
+sample weights), cut into "epochs" of `eval_every` steps so that Keras scores
+the fixed held-out set (`validation_data`) every `eval_every` steps: that
+score against the step count is the learning curve (`recording`), and the
+run is checkpointed after each of them (`checkpoint`).
+"""
+
+import math
+import warnings
+
+from keras_rda.lab.reporting.records import json_safe
+from keras_rda.lab.runs.checkpoint import fingerprint
+from keras_rda.lab.runs.checkpoint import make_checkpoint_callback
+from keras_rda.lab.runs.checkpoint import open_checkpoint
+from keras_rda.lab.runs.recording import Clock
+from keras_rda.lab.runs.recording import RunResult
+from keras_rda.lab.runs.recording import make_recorder
+from keras_rda.lab.runs.recording import run_result
+from keras_rda.lab.strategies import make_strategy
+from keras_rda.lab.zoo.registry import get_model_spec
+from keras_rda.utils import validation
+
+
+def compile_for_task(model, task, optimizer, jit_compile=False):
+    """Compiles `model` with the task's loss and its weighted metrics.
+
+    Warns when `jit_compile` meets a Keras LSTM, GRU or SimpleRNN that
+    returns sequences on TensorFlow: XLA makes those O(T^2) per sequence.
+
+    Args:
+        model: a `keras.Model` built for `task`.
+        task: a `keras_rda.lab.tasks.Task`.
+        optimizer: a Keras optimizer.
+        jit_compile: compile the train step with XLA.
+
+    Returns:
+        `model`, compiled.
+    """
+    if jit_compile:
+        warn_quadratic_keras_rnns_under_xla(model)
+    model.compile(
+        optimizer=optimizer,
+        loss=task.loss,
+        weighted_metrics=task.keras_metrics(),
+        jit_compile=jit_compile,
+    )
+    return model
+
+
+def warn_quadratic_keras_rnns_under_xla(model):
+    """Warns of each Keras LSTM/GRU/SimpleRNN in `model` that returns
+    sequences, when the backend is TensorFlow.
+
+    Under TensorFlow's XLA these layers cost O(T^2) per sequence when every
+    step's output reaches the loss (measured by `benchmarks/rnn_speed.py
+    --return-sequences`, README "Speed"). The package's layers and JAX are
+    not affected.
+    """
+    import keras
+
+    if keras.backend.backend() != "tensorflow":
+        return
+    keras_rnns = (keras.layers.LSTM, keras.layers.GRU, keras.layers.SimpleRNN)
+    for layer in model._flatten_layers(include_self=False):
+        if type(layer) in keras_rnns and layer.return_sequences:
+            warnings.warn(
+                f"jit_compile=True: Keras's {type(layer).__name__} "
+                f"'{layer.name}' returns sequences, which costs O(T^2) per "
+                "sequence under TensorFlow's XLA (9x its time without XLA at "
+                "T = 1000); it trains faster without XLA (drop --jit).",
+                stacklevel=3,
+            )
+
+
+def strategy_name(strategy):
+    """The name a strategy is recorded under ("default", "mirrored", "tpu")."""
+    if strategy is None or isinstance(strategy, str):
+        return strategy or "default"
+    kind = type(strategy).__name__
+    if "TPU" in kind:
+        return "tpu"
+    return "mirrored" if "Mirrored" in kind else "default"
+
+
+def build_model(
+    model_spec, task, units, model_kwargs, optimizer_args, jit_compile, strategy
+):
+    """Builds and compiles a zoo model for `task` in `strategy`'s scope.
+
+    Args:
+        model_spec: the zoo entry (`keras_rda.lab.zoo.ModelSpec`).
+        task: the task it is built for.
+        units: recurrent units.
+        model_kwargs: extra keyword arguments for the builder, or None.
+        optimizer_args: `learning_rate`, `clipvalue` and `clipnorm` for
+            `ModelSpec.optimizer` (None: the zoo entry's).
+        jit_compile: compile the train step with XLA.
+        strategy: a `tf.distribute.Strategy`, a name or None ("default").
+
+    Returns:
+        The compiled `keras.Model` (its first output only, when the builder
+        attaches more, e.g. attention maps for plots).
+    """
+    import keras
+
+    if strategy is None or isinstance(strategy, str):
+        strategy = make_strategy(strategy)
+    with strategy.scope():
+        model = model_spec.build(task, units=units, **(model_kwargs or {}))
+        if len(model.outputs) > 1:
+            model = keras.Model(model.inputs, model.outputs[0], name=model.name)
+        optimizer = model_spec.optimizer(**optimizer_args)
+        compile_for_task(model, task, optimizer, jit_compile)
+    return model
+
+
+def run_settings(model_spec, steps, eval_every, optimizer_args, **settings):
+    """The settings a run records (in its `RunResult` and checkpoint).
+
+    Args:
+        model_spec: the zoo entry, whose learning rate and clip apply where
+            `optimizer_args` leaves them None.
+        steps: training steps asked for; recorded rounded up to a multiple
+            of `eval_every`.
+        eval_every: steps between held-out evaluations.
+        optimizer_args: `learning_rate`, `clipvalue` and `clipnorm`.
+        **settings: `batch_size`, `units`, `eval_examples`, `seed`,
+            `jit_compile`, `strategy`, `model_kwargs`, `stop_at_threshold`.
+
+    Returns:
+        The settings dict, keys in the order records have always had.
+
+    Raises:
+        ValueError: `clipnorm` next to an element-wise clip (checked here,
+            before a checkpoint directory is claimed for the run).
+    """
+    clipvalue, clipnorm = optimizer_args["clipvalue"], optimizer_args["clipnorm"]
+    recorded = {
+        "steps": max(1, math.ceil(steps / eval_every)) * eval_every,
+        "batch_size": settings["batch_size"],
+        "units": settings["units"],
+        "eval_every": eval_every,
+        "eval_examples": int(settings["eval_examples"]),
+        "learning_rate": optimizer_args["learning_rate"] or model_spec.learning_rate,
+        "clipvalue": clipvalue if clipvalue is not None else model_spec.clipvalue,
+        "seed": settings["seed"],
+        "jit_compile": bool(settings["jit_compile"]),
+        "strategy": strategy_name(settings["strategy"]),
+        "model_kwargs": dict(settings["model_kwargs"] or {}),
+        "stop_at_threshold": bool(settings["stop_at_threshold"]),
+    }
+    if clipnorm:
+        model_spec.gradient_clip(clipvalue, clipnorm)
+        # Only when set, so that the checkpoints of runs made before this
+        # option keep their fingerprint and still resume.
+        recorded["clipnorm"] = clipnorm
+    return recorded
+
+
+def train(
+    task,
+    model_name,
+    *,
+    steps,
+    batch_size,
+    units,
+    eval_every,
+    eval_examples,
+    seed=0,
+    learning_rate=None,
+    clipvalue=None,
+    clipnorm=None,
+    jit_compile=False,
+    strategy=None,
+    stop_at_threshold=False,
+    verbose=1,
+    model_kwargs=None,
+    checkpoint_dir=None,
+    tensorboard_dir=None,
+):
+    """Trains zoo model `model_name` on `task`; returns a `RunResult`.
+
+    Args:
+        task: a `keras_rda.lab.tasks.Task`.
+        model_name: a registered zoo model.
+        steps: training steps (rounded up to a multiple of `eval_every`).
+        batch_size: sequences per step.
+        units: recurrent units, passed to the model builder.
+        eval_every: steps between held-out evaluations (and checkpoints).
+        eval_examples: size of the fixed held-out set.
+        seed: seeds Keras's initialisers and the training stream.
+        learning_rate: overrides the zoo entry's learning rate.
+        clipvalue: overrides the zoo entry's element-wise gradient clip.
+        clipnorm: clip each gradient tensor's norm instead (with
+            `clipvalue=0`; see `ModelSpec.optimizer`).
+        jit_compile: compile the train step with XLA.
+        strategy: a `tf.distribute.Strategy`, or a name for
+            `keras_rda.lab.strategies.make_strategy` ("default",
+            "mirrored" or "tpu").
+        stop_at_threshold: stop once the task's threshold is met.
+        verbose: 0 silent, 1 Keras's progress bar, 2 one line per
+            evaluation (for logs written to files).
+        model_kwargs: extra keyword arguments for the builder.
+        checkpoint_dir: where to checkpoint after every evaluation (see
+            `RunCheckpoint`); a run already there, interrupted or finished,
+            is resumed, and a finished run asked for more `steps` trains on
+            from where it ended. None: no checkpoints.
+        tensorboard_dir: where to write the curve as TensorBoard scalars.
+
+    Returns:
+        A `RunResult`.
+
+    Raises:
+        CheckpointMismatch: `checkpoint_dir` holds a run with other settings,
+            or one trained for more than `steps`.
+    """
+    import keras
+
+    validation.int_in_range("verbose", verbose, 0, 2)
+    spec = get_model_spec(model_name)
+    optimizer_args = dict(
+        learning_rate=learning_rate, clipvalue=clipvalue, clipnorm=clipnorm
+    )
+    settings = run_settings(
+        spec,
+        steps,
+        eval_every,
+        optimizer_args,
+        batch_size=batch_size,
+        units=units,
+        eval_examples=eval_examples,
+        seed=seed,
+        jit_compile=jit_compile,
+        strategy=strategy,
+        model_kwargs=model_kwargs,
+        stop_at_threshold=stop_at_threshold,
+    )
+    checkpoint = open_checkpoint(
+        checkpoint_dir,
+        fingerprint(model_name, task, settings),
+        settings["steps"],
+        steps,
+    )
+    keras.utils.set_random_seed(seed)
+    model = build_model(
+        spec, task, units, model_kwargs, optimizer_args, jit_compile, strategy
+    )
+    if checkpoint is not None:
+        finished = checkpoint.take_finished(model, settings["steps"], stop_at_threshold)
+        if finished is not None:
+            if verbose:
+                print(f"{model_name}: finished earlier ({checkpoint.directory})")
+            result = RunResult.from_dict(finished)
+            result.keras_model = model
+            return result
+    recorder = make_recorder(
+        task,
+        eval_every,
+        settings["steps"],
+        stop_at_threshold,
+        log_lines=verbose == 2,
+        tensorboard_dir=tensorboard_dir,
+        prefix=f"{model_name} (seed {seed}) ",
+    )
+    initial_epoch, clock = _resume(checkpoint, model, recorder, eval_every, verbose)
+    callbacks = [recorder, keras.callbacks.TerminateOnNaN()]
+    if checkpoint is not None:
+        callbacks.append(make_checkpoint_callback(checkpoint, recorder, clock))
+    _fit(model, task, settings, callbacks, initial_epoch, verbose)
+    result = run_result(model_name, task, recorder, clock.totals(), model, settings)
+    if checkpoint is not None:
+        checkpoint.finish(model, json_safe(result.to_dict()))
+    return result
+
+
+def _resume(checkpoint, model, recorder, eval_every, verbose):
+    """Restores the newest checkpoint, if any, into `model` and `recorder`.
+
+    Returns:
+        `(initial_epoch, clock)`: the evaluation intervals already done (0
+        for a fresh run) and a `Clock` continuing the run's totals.
+    """
+    state = checkpoint.latest() if checkpoint is not None else None
+    if state is None:
+        return 0, Clock()
+    checkpoint.restore(model, state)
+    recorder.curve = list(state["curve"])
+    recorder.steps_to_threshold = state["steps_to_threshold"]
+    epoch = int(state["epoch"])
+    if verbose:
+        print(
+            f"{checkpoint.fingerprint['model']}: resuming after step "
+            f"{epoch * eval_every} ({checkpoint.directory})",
+            flush=True,
+        )
+    return epoch, Clock(state["seconds"], state["cpu_seconds"])
+
+
+def _fit(model, task, settings, callbacks, initial_epoch, verbose):
+    """`model.fit` from `initial_epoch` to the run's end, scoring the held-out
+    set after every `eval_every` steps; nothing when the run is done (at its
+    end, or stopped at its threshold already)."""
+    eval_every = settings["eval_every"]
+    epochs = settings["steps"] // eval_every
+    x_val, y_val, w_val = task.held_out(settings["eval_examples"])
+    recorder = callbacks[0]
+    done = settings["stop_at_threshold"] and recorder.steps_to_threshold is not None
+    if initial_epoch >= epochs or done:
+        return
+    data = task.dataset(
+        settings["batch_size"], seed=settings["seed"], skip=initial_epoch * eval_every
+    )
+    model.fit(
+        data,
+        steps_per_epoch=eval_every,
+        epochs=epochs,
+        initial_epoch=initial_epoch,
+        validation_data=(x_val, y_val, w_val),
+        validation_batch_size=min(len(y_val), max(settings["batch_size"], 100)),
+        callbacks=callbacks,
+        shuffle=False,
+        verbose=1 if verbose == 1 else 0,
+    )
