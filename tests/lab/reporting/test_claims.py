@@ -322,3 +322,42 @@ def test_report_rebuilds_a_verdict_table_from_the_records(tmp_path):
     assert main(["report", "--root", str(root), "--check"]) == 0
     page.write_text(text.replace("> 400", "400"))
     assert main(["report", "--root", str(root), "--check"]) == 1
+
+
+def _commands(text):
+    """The command lines of a page's bash blocks (continuations joined, loops
+    and comments left out)."""
+    lines = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.DOTALL):
+        block = re.sub(r"\\\n\s*", " ", block)
+        for line in block.splitlines():
+            line = line.split("  #")[0].strip()
+            if line and not line.startswith(("#", "for ", "done", "do ")):
+                lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_the_commands_on_a_page_parse(page):
+    """Every `keras-rda` command of a page is one the command line accepts,
+    and every script it runs exists."""
+    import shlex
+
+    from keras_rda.lab.cli.command import build_parser
+
+    parser = build_parser()
+    commands = _commands(page.read_text())
+    assert commands
+    for line in commands:
+        words = shlex.split(line)
+        while re.match(r"^[A-Z_]+=", words[0]):  # KERAS_BACKEND=jax ...
+            words.pop(0)
+        if words[0] == "keras-rda":
+            try:
+                parser.parse_args(words[1:])
+            except SystemExit:
+                pytest.fail(f"{page.name}: `{line}` does not parse")
+        elif words[0] == "python":
+            assert (REPO_ROOT / words[1]).is_file(), line
+        else:
+            pytest.fail(f"{page.name}: unexpected command `{line}`")
