@@ -27,6 +27,8 @@ def register_task(cls):
         raise ValueError(f"Task class {cls.__name__} has no `name` of its own.")
     if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
         raise ValueError(f"A task named {cls.name!r} is already registered.")
+    if "preset_of" not in vars(cls):
+        cls.preset_of = None  # a subclass of a preset is not a preset itself
     _REGISTRY[cls.name] = cls
     return cls
 
