@@ -8,11 +8,13 @@
     keras-rda report                        # rebuild the docs' tables
 
 Modules: `options` (the parent parser shared by the training subcommands,
-one-line errors), `runs` (what `train` and `compare` share), then `train`,
-`compare`, `tasks`, `models`, `enwik8` and `report`, each with `NAME`,
-`HELP`, `PARENTS` and `configure(parser) -> run(args)`; `command`
-assembles them into `build_parser()` and `main()`. This package imports
-`keras_rda.lab.zoo` and `keras_rda.lab.enwik8`; neither imports it.
+one-line errors), `runs` (the options `train` and `compare` share, parsed
+into one `keras_rda.lab.runs.RunSpec` that `keras_rda.lab.runs.run`
+runs), then `train`, `compare`, `tasks`, `models`, `enwik8` and `report`,
+each with `NAME`, `HELP`, `PARENTS` and `configure(parser) -> run(args)`;
+`command` assembles them into `build_parser()` and `main()`. The command
+line only parses and prints one-line errors; the lab packages it calls
+(`runs`, `enwik8`, `reporting`, ...) never import it.
 """
 
 from keras_rda.lab.cli.command import build_parser

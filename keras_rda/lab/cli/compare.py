@@ -18,10 +18,11 @@ def configure(parser):
 
 
 def run(args):
+    """Trains `--models` over `--seeds`; record, plot and table TASK-compare."""
     names = [m.strip() for m in args.models.split(",") if m.strip()]
     if not names:
         raise CommandError("--models names no model")
-    return runs.run_models(args, names, f"{args.task}-compare")
+    return runs.run_models(args, names, comparison=True)
 
 
 PARENTS = (runs.parent_parser,)

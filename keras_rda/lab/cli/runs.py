@@ -1,16 +1,15 @@
-"""Training zoo models on a task: the part `train` and `compare` share.
+"""What `train` and `compare` share: their options, parsed into a `RunSpec`.
 
-Each run checkpoints after every evaluation under
-`OUT/checkpoints/STEM/MODEL-seedSEED/` and resumes from there when the same
-command is rerun, or trains on when it is rerun with more `--steps` (see
-`keras_rda.lab.runs.runner.RunCheckpoint`). The
-JSON record goes to `--results-dir` (default: `--out`), the learning-curve
-PNG and memory heat maps to `--out`.
+`run_models` parses the command line into one
+`keras_rda.lab.runs.RunSpec` and hands it to `keras_rda.lab.runs.run`
+once; the lab trains, checkpoints, records and reports (each run
+checkpoints under `OUT/checkpoints/NAME/MODEL-seedSEED/` and resumes there
+when the same command is rerun, or trains on when it is rerun with more
+`--steps`). This module only parses, and turns the lab's refusals into
+one-line errors.
 """
 
-import pathlib
 import shlex
-import shutil
 
 from keras_rda.lab.cli.options import CommandError
 from keras_rda.lab.cli.options import common_options
@@ -18,10 +17,10 @@ from keras_rda.lab.cli.options import parse_int_list
 from keras_rda.lab.cli.options import parse_kv
 from keras_rda.lab.cli.options import positive
 from keras_rda.lab.cli.options import resolve_verbose
-from keras_rda.lab.cli.options import strategy_from
 
+# `keras_rda.lab.runs.spec.DEFAULT_OUT`; not imported, so that building the
+# parser (`--help`) loads none of the lab.
 DEFAULT_OUT = "runs"
-DEFAULT_FROM_ZOO = "each model's own"
 
 
 def parent_parser():
@@ -32,6 +31,19 @@ def parent_parser():
     )
     parser.add_argument("task", help="task name (see `keras-rda tasks`)")
     group = parser.add_argument_group("run options")
+    for add in (
+        _size_options,
+        _optimiser_options,
+        _evaluation_options,
+        _builder_options,
+        _output_options,
+    ):
+        add(group)
+    return parser
+
+
+def _size_options(group):
+    """Adds the flags of the runs' length and size to `group`."""
     group.add_argument(
         "--steps",
         type=int,
@@ -49,6 +61,10 @@ def parent_parser():
         type=int,
         help="the task's length parameter (e.g. sequence length T)",
     )
+
+
+def _optimiser_options(group):
+    """Adds the flags of the optimiser to `group`."""
     group.add_argument("--learning-rate", type=float, help="Adam learning rate")
     group.add_argument(
         "--clipvalue",
@@ -62,6 +78,10 @@ def parent_parser():
         help="clip each gradient tensor's norm to this instead of the "
         "element-wise clip (which it replaces; e.g. 5, the UW authors' code)",
     )
+
+
+def _evaluation_options(group):
+    """Adds the flags of evaluations and seeds to `group`."""
     group.add_argument(
         "--eval-every",
         type=int,
@@ -79,6 +99,10 @@ def parent_parser():
         action="store_true",
         help="stop a run once it meets the task's threshold",
     )
+
+
+def _builder_options(group):
+    """Adds the flags of extra task and model-builder arguments to `group`."""
     group.add_argument(
         "--task-arg",
         action="append",
@@ -91,6 +115,10 @@ def parent_parser():
         metavar="KEY=VALUE",
         help="extra model-builder argument (repeatable)",
     )
+
+
+def _output_options(group):
+    """Adds the flags of where the outputs go, and starting over to `group`."""
     group.add_argument(
         "--results-dir",
         metavar="DIR",
@@ -117,48 +145,107 @@ def parent_parser():
         help="discard this command's checkpoints and start over (default: "
         "resume an interrupted run)",
     )
-    return parser
 
 
-def setup(args):
-    """Task and training settings from the command-line arguments."""
-    from keras_rda.lab.tasks import get_task_class
+def run_models(args, model_names, comparison):
+    """Runs `train`/`compare`: one `RunSpec`, handed to the lab once.
+
+    Args:
+        args: the parsed command line.
+        model_names: the models it names.
+        comparison: True for `compare` (record TASK-compare), False for
+            `train` (record TASK-MODEL), unless `--name` names it.
+
+    Returns:
+        The exit code, 0.
+    """
+    from keras_rda.lab import runs
 
     try:
-        cls = get_task_class(args.task)
-    except ValueError as error:
+        spec = run_spec(args, model_names, comparison)
+        runs.run(spec)
+    except runs.StrategyUnavailable as error:
+        raise CommandError(f"--strategy {args.strategy}: {error}") from None
+    except runs.RunSpecError as error:
         raise CommandError(str(error)) from None
-    overrides = parse_kv(args.task_arg, "--task-arg")
+    except runs.CheckpointMismatch as error:
+        raise CommandError(f"{error}; rerun with --restart to discard it") from None
+    return 0
+
+
+def run_spec(args, model_names, comparison):
+    """The `RunSpec` of a `train`/`compare` command line.
+
+    Flags are checked here, so that an error names the flag; the lab checks
+    what the flags name (tasks, models, task parameters) when it runs.
+    """
+    from keras_rda.lab.runs import RunSpec
+
+    name = record_name(args)
+    units, model_units = (None, None)
+    if args.units is not None:
+        # The flag's sizes replace the scale's, per-model ones included: a
+        # plain `--units 64` sizes every model at 64.
+        units, model_units = parse_units(args.units)
+    return RunSpec(
+        task=args.task,
+        models=tuple(model_names),
+        scale=args.scale,
+        task_params=task_params(args),
+        seeds=parse_int_list(args.seeds, "--seeds") if args.seeds else (args.seed,),
+        **positive_flags(args),
+        units=units,
+        model_units=model_units,
+        learning_rate=args.learning_rate,
+        **clip_flags(args),
+        model_args=parse_kv(args.model_arg, "--model-arg"),
+        jit_compile=args.jit,
+        strategy=args.strategy,
+        tpu=args.tpu,
+        stop_at_threshold=args.until_threshold,
+        name=name,
+        comparison=comparison,
+        out=args.out or DEFAULT_OUT,
+        results_dir=args.results_dir,
+        tensorboard_dir=args.tensorboard,
+        restart=args.restart,
+        verbose=resolve_verbose(args.verbose),
+        command="keras-rda " + " ".join(shlex.quote(a) for a in args.argv),
+    )
+
+
+def task_params(args):
+    """`--task-arg KEY=VALUE`s, and `--seq-len` as the task's length."""
+    params = parse_kv(args.task_arg, "--task-arg")
     if args.seq_len is not None:
+        from keras_rda.lab.tasks import get_task_class
+
+        try:
+            cls = get_task_class(args.task)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
         if cls.seq_len_param is None:
             raise CommandError(
                 f"task {args.task!r} has no length to set with --seq-len"
             )
-        overrides[cls.seq_len_param] = args.seq_len
-    try:
-        task = cls.at_scale(args.scale, **overrides)
-    except (TypeError, ValueError) as error:
-        raise CommandError(str(error)) from None
-    settings = cls.training_settings(args.scale)
-    for key in ("steps", "batch_size", "eval_every", "eval_examples"):
-        value = positive(f"--{key.replace('_', '-')}", getattr(args, key))
-        if value is not None:
-            settings[key] = value
-    if args.units is not None:
-        # The flag's sizes replace the scale's, per-model ones included: a
-        # plain `--units 64` sizes every model at 64.
-        units, settings["model_units"] = parse_units(args.units)
-        if units is not None:
-            settings["units"] = units
-    if args.learning_rate is not None:
-        settings["learning_rate"] = args.learning_rate
-    if args.clipvalue is not None:
-        if args.clipvalue < 0:
-            raise CommandError(
-                f"--clipvalue expects a number >= 0 (0: no clipping); "
-                f"got {args.clipvalue}"
-            )
-        settings["clipvalue"] = args.clipvalue
+        params[cls.seq_len_param] = args.seq_len
+    return params
+
+
+def positive_flags(args):
+    """`--steps`, `--batch-size`, `--eval-every`, `--eval-examples`, checked."""
+    return {
+        key: positive(f"--{key.replace('_', '-')}", getattr(args, key))
+        for key in ("steps", "batch_size", "eval_every", "eval_examples")
+    }
+
+
+def clip_flags(args):
+    """`--clipvalue` and `--clipnorm`, checked (a norm replaces the clip)."""
+    if args.clipvalue is not None and args.clipvalue < 0:
+        raise CommandError(
+            f"--clipvalue expects a number >= 0 (0: no clipping); got {args.clipvalue}"
+        )
     if args.clipnorm is not None:
         if args.clipnorm <= 0:
             raise CommandError(f"--clipnorm expects a number > 0; got {args.clipnorm}")
@@ -167,10 +254,7 @@ def setup(args):
                 f"--clipnorm {args.clipnorm} replaces the element-wise clip; "
                 f"drop --clipvalue {args.clipvalue}"
             )
-        settings["clipvalue"] = 0.0
-        settings["clipnorm"] = args.clipnorm
-    settings["eval_every"] = min(settings["eval_every"], settings["steps"])
-    return task, settings
+    return {"clipvalue": args.clipvalue, "clipnorm": args.clipnorm}
 
 
 def parse_units(text):
@@ -194,158 +278,13 @@ def parse_units(text):
     return units, model_units
 
 
-def units_of(settings, model_name):
-    """The recurrent units of `model_name`: its own size, else the common one."""
-    return settings.get("model_units", {}).get(model_name, settings["units"])
+def record_name(args):
+    """`--name`, checked to be a plain file name, or None."""
+    from keras_rda.lab.runs.spec import is_plain_name
 
-
-def describe(task, settings, scale):
-    """What will run, and where it differs from the paper's settings.
-
-    Compares the task as built (after `--scale`, `--seq-len` and
-    `--task-arg`) and the training settings with the paper's, so the line
-    names what this run changes, whichever option changed it.
-    """
-    lines = [f"task {task!r}", f"  {task.paper}: {task.description}"]
-    paper_task = type(task).paper_params()
-    changed = [
-        f"{k} {paper_task[k]} -> {v}"
-        for k, v in task.config().items()
-        if k in paper_task and paper_task[k] != v
-    ]
-    paper = type(task).training_settings("paper")
-    changed += [
-        f"{k} {paper.get(k, DEFAULT_FROM_ZOO)} -> {settings.get(k, DEFAULT_FROM_ZOO)}"
-        for k in ("units", "batch_size", "steps", "learning_rate", "clipvalue")
-        if paper.get(k) != settings.get(k)
-    ]
-    if changed:
-        lines.append(
-            f"  differs from the paper (--scale {scale}): " + ", ".join(changed)
-        )
-    lines.append("  training: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
-    return "\n".join(lines)
-
-
-def check_models(names):
-    from keras_rda.lab.zoo.registry import get_model_spec
-
-    for name in names:
-        try:
-            get_model_spec(name)
-        except ValueError as error:
-            raise CommandError(str(error)) from None
-
-
-def record_name(args, default):
-    """`--name`, checked to be a plain file name, else `default`."""
-    name = args.name
-    if name is None:
-        return default
-    if not name or name.startswith(".") or any(c in name for c in "/\\"):
+    if args.name is not None and not is_plain_name(args.name):
         raise CommandError(
             f"--name expects a plain file name (no directory, not hidden), "
-            f"e.g. classify-length-learned-state; got {name!r}"
+            f"e.g. classify-length-learned-state; got {args.name!r}"
         )
-    return name
-
-
-def run_models(args, model_names, default_stem):
-    """Trains every model over every seed, writes the record, plot and table.
-
-    The record, plot and checkpoint directory are named `--name`, else
-    `default_stem`.
-    """
-    from keras_rda.lab.reporting import report
-    from keras_rda.lab.runs.runner import CheckpointMismatch
-    from keras_rda.lab.runs.runner import train
-
-    stem = record_name(args, default_stem)
-    task, settings = setup(args)
-    check_models(model_names)
-    check_models(settings.get("model_units", {}))
-    seeds = parse_int_list(args.seeds, "--seeds") if args.seeds else [args.seed]
-    verbose = resolve_verbose(args.verbose)
-    out = pathlib.Path(args.out or DEFAULT_OUT)
-    results_dir = pathlib.Path(args.results_dir) if args.results_dir else out
-    model_kwargs = parse_kv(args.model_arg, "--model-arg")
-    strategy = strategy_from(args)
-    print(describe(task, settings, args.scale), flush=True)
-    results = []
-    for name in model_names:
-        for seed in seeds:
-            run_name = f"{name}-seed{seed}"
-            checkpoint_dir = out / "checkpoints" / stem / run_name
-            if args.restart:
-                shutil.rmtree(checkpoint_dir, ignore_errors=True)
-            if verbose:
-                print(f"\n== {name} on {task.name}, seed {seed} ==", flush=True)
-            try:
-                result = train(
-                    task,
-                    name,
-                    steps=settings["steps"],
-                    batch_size=settings["batch_size"],
-                    units=units_of(settings, name),
-                    eval_every=settings["eval_every"],
-                    eval_examples=settings["eval_examples"],
-                    seed=seed,
-                    learning_rate=settings.get("learning_rate"),
-                    clipvalue=settings.get("clipvalue"),
-                    clipnorm=settings.get("clipnorm"),
-                    jit_compile=args.jit,
-                    strategy=strategy,
-                    stop_at_threshold=args.until_threshold,
-                    verbose=verbose,
-                    model_kwargs=model_kwargs,
-                    checkpoint_dir=checkpoint_dir,
-                    tensorboard_dir=(
-                        pathlib.Path(args.tensorboard) / run_name
-                        if args.tensorboard
-                        else None
-                    ),
-                )
-            except CheckpointMismatch as error:
-                raise CommandError(
-                    f"{error}; rerun with --restart to discard it"
-                ) from None
-            results.append(result)
-    command = "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
-    data = report.record(results, task, args.scale, command)
-    json_path = report.write_json(results_dir / f"{stem}.json", data)
-    png_path = report.plot_curves(data, out / f"{stem}.png")
-    heatmaps = memory_heatmaps(results, task, out, prefix=args.name or task.name)
-    print()
-    print(report.results_table(data))
-    print(f"\nWrote {json_path} and {png_path}")
-    for path in heatmaps:
-        print(f"Wrote {path} (memory write/read weights over time)")
-    return 0
-
-
-def memory_heatmaps(results, task, out, prefix):
-    """For each memory model (DNC/NTM), its first seed's write and read
-    weights over one held-out sequence as a heat map, like the UW paper's
-    Figures 4-5, saved as `out/PREFIX-MODEL-memory.png`."""
-    from keras_rda.lab.reporting import memory_plots
-
-    paths, seen = [], set()
-    for result in results:
-        if result.model in seen:
-            continue
-        seen.add(result.model)
-        try:
-            memory_plots.find_memory_layer(result.keras_model)
-        except ValueError:
-            continue
-        inputs = task.held_out(1)[0]
-        path = out / f"{prefix}-{result.model}-memory.png"
-        memory_plots.save_memory_heatmap(
-            result.keras_model,
-            inputs,
-            path,
-            encoding_steps=getattr(task, "encoding_length", None),
-            title=f"{result.model} on {task.name}",
-        )
-        paths.append(path)
-    return paths
+    return args.name

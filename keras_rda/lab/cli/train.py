@@ -15,7 +15,8 @@ def configure(parser):
 
 
 def run(args):
-    return runs.run_models(args, [args.model], f"{args.task}-{args.model}")
+    """Trains `--model` over `--seeds`; record, plot and table TASK-MODEL."""
+    return runs.run_models(args, [args.model], comparison=False)
 
 
 PARENTS = (runs.parent_parser,)

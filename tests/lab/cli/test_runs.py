@@ -162,19 +162,6 @@ def test_units_per_model_as_the_uw_paper_sizes_them(tmp_path, capsys):
     assert data["runs"][0]["params"] == 4 * 5 * 17 + 10 * 6
 
 
-def test_paper_scale_sizes_lstm_and_cuw_to_match_table_1():
-    from keras_rda.lab.cli.runs import units_of
-    from keras_rda.lab.tasks import get_task_class
-
-    settings = get_task_class("uw-copy").training_settings("paper")
-    assert [units_of(settings, m) for m in ("dnc", "dnc-uw", "dnc-cuw", "lstm")] == [
-        100,
-        100,
-        95,
-        125,
-    ]
-
-
 def test_plain_units_replace_the_paper_scales_per_model_sizes(tmp_path, capsys):
     results = tmp_path / "results"
     code = main(
@@ -279,40 +266,3 @@ def test_bad_units_name_the_flag(tmp_path, capsys):
         assert code == 2, units
         err = capsys.readouterr().err
         assert "--units" in err or "nosuchmodel" in err, (units, err)
-
-
-def test_summary_names_the_task_as_built_not_the_scales_preset():
-    """`--seq-len 50` at small scale runs length 50: the summary must say so."""
-    from keras_rda.lab.cli.runs import describe
-    from keras_rda.lab.tasks import get_task_class
-
-    cls = get_task_class("associative-recall")
-    task = cls.at_scale("small", length=50, min_length=9)
-    settings = dict(cls.training_settings("small"), steps=40000)
-    line = next(
-        x for x in describe(task, settings, "small").splitlines() if "differs" in x
-    )
-    assert "length 50 ->" not in line
-    assert "min_length" in line
-    assert f"steps {cls.training_settings('paper')['steps']} -> 40000" in line
-
-    paper_task = cls.at_scale("paper")
-    paper = cls.training_settings("paper")
-    assert "differs" not in describe(paper_task, paper, "paper")
-
-
-def test_summary_says_each_model_keeps_its_own_optimiser_where_the_paper_has_none():
-    """RDA-paper tasks train each model with its zoo optimiser; the summary
-    line must not read as if one zoo value applied to every model."""
-    from keras_rda.lab.cli.runs import describe
-    from keras_rda.lab.tasks import get_task_class
-
-    cls = get_task_class("multicopy")
-    assert "learning_rate" not in cls.training_settings("paper")
-    settings = dict(cls.training_settings("paper"), learning_rate=3e-3)
-    line = next(
-        x
-        for x in describe(cls.at_scale("paper"), settings, "paper").splitlines()
-        if "differs" in x
-    )
-    assert "learning_rate each model's own -> 0.003" in line
