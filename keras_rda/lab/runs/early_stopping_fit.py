@@ -14,11 +14,11 @@ the best weights) is part of the checkpoint.
 """
 
 import os
-import time
 
 import numpy as np
 
 from keras_rda.lab.runs.checkpoint import RunCheckpoint
+from keras_rda.lab.runs.recording import Clock
 from keras_rda.utils import validation
 
 MONITOR = "val_loss"
@@ -76,10 +76,52 @@ def fit_with_early_stopping(
     epochs = validation.int_at_least("epochs", epochs, 1)
     batch_size = validation.int_at_least("batch_size", batch_size, 1)
     patience = validation.int_at_least("patience", patience, 1)
+    validation.int_in_range("verbose", verbose, 0, 2)
+    train_data, val_data = _split(x, y, validation_split)
+    checkpoint = _open_checkpoint(checkpoint_dir, fingerprint)
+    finished = checkpoint.finished() if checkpoint is not None else None
+    if finished is not None:
+        checkpoint.load_final(model)
+        if verbose:
+            print(f"finished earlier ({checkpoint.directory})")
+        return {**finished, "resumed_from": epochs}
+    start, state, best_weights = _resume(checkpoint, model, verbose)
+    clock = Clock(state["seconds"], state["cpu_seconds"])
+    epoch = start
+    while epoch < epochs and state["wait"] < patience:
+        logs = _fit_epoch(model, train_data, val_data, epoch, batch_size, seed, verbose)
+        epoch += 1
+        for key, values in logs.items():
+            state["history"].setdefault(key, []).append(float(values[-1]))
+        if _improved(state, epoch):
+            best_weights = model.get_weights()
+            if checkpoint is not None:
+                _save_weights(best_weights, _best_path(checkpoint, epoch))
+        state.update(clock.totals())
+        if checkpoint is not None:
+            checkpoint.save(model, epoch, state)
+            _drop_best_weights(checkpoint, keep=state["best_epoch"])
+    model.set_weights(best_weights)
+    result = {
+        "history": state["history"],
+        "epochs": epoch,
+        "best_epoch": state["best_epoch"],
+        "stopped_early": epoch < epochs,
+        "seconds": state["seconds"],
+        "cpu_seconds": state["cpu_seconds"],
+    }
+    if checkpoint is not None:
+        checkpoint.finish(model, result)
+        _drop_best_weights(checkpoint, keep=None)
+    return {**result, "resumed_from": start}
+
+
+def _split(x, y, validation_split):
+    """`((x_train, y_train), (x_val, y_val))`: the last `validation_split` of
+    the examples held out; raises `ValueError` naming a bad argument."""
     validation_split = validation.in_range(
         "validation_split", validation_split, 0.0, 1.0, False, False
     )
-    validation.int_in_range("verbose", verbose, 0, 2)
     x, y = np.asarray(x), np.asarray(y)
     if len(x) != len(y):
         raise validation.invalid_value(
@@ -93,21 +135,27 @@ def fit_with_early_stopping(
             validation_split,
         )
     split = len(x) - held_out
-    x_train, y_train, x_val, y_val = x[:split], y[:split], x[split:], y[split:]
+    return (x[:split], y[:split]), (x[split:], y[split:])
 
-    checkpoint = None
-    if checkpoint_dir is not None:
-        if fingerprint is None:
-            raise validation.invalid_value(
-                "fingerprint", "a description of the run with `checkpoint_dir`", None
-            )
-        checkpoint = RunCheckpoint(checkpoint_dir, fingerprint)
-        if checkpoint.finished() is not None:
-            checkpoint.load_final(model)
-            if verbose:
-                print(f"finished earlier ({checkpoint.directory})")
-            return {**checkpoint.finished(), "resumed_from": epochs}
 
+def _open_checkpoint(checkpoint_dir, fingerprint):
+    """The run's `RunCheckpoint`, or None without `checkpoint_dir`."""
+    if checkpoint_dir is None:
+        return None
+    if fingerprint is None:
+        raise validation.invalid_value(
+            "fingerprint", "a description of the run with `checkpoint_dir`", None
+        )
+    return RunCheckpoint(checkpoint_dir, fingerprint)
+
+
+def _resume(checkpoint, model, verbose):
+    """The early-stopping state to start from: the newest checkpoint's, if
+    any (restored into `model`), else a fresh one.
+
+    Returns:
+        `(start_epoch, state, best_weights)`.
+    """
     state = {
         "history": {},
         "best": None,
@@ -128,52 +176,35 @@ def fit_with_early_stopping(
     best_weights = model.get_weights()
     if state["best_epoch"]:
         best_weights = _load_weights(_best_path(checkpoint, state["best_epoch"]))
+    return start, state, best_weights
 
-    clock = (time.perf_counter(), time.process_time())
-    base = (state["seconds"], state["cpu_seconds"])
-    epoch = start
-    while epoch < epochs and state["wait"] < patience:
-        order = np.random.default_rng([seed, epoch]).permutation(split)
-        logs = model.fit(
-            x_train[order],
-            y_train[order],
-            batch_size=batch_size,
-            initial_epoch=epoch,
-            epochs=epoch + 1,
-            validation_data=(x_val, y_val),
-            shuffle=False,
-            verbose=verbose,
-        ).history
-        epoch += 1
-        for key, values in logs.items():
-            state["history"].setdefault(key, []).append(float(values[-1]))
-        loss = state["history"][MONITOR][-1]
-        if np.isfinite(loss) and (state["best"] is None or loss < state["best"]):
-            state.update(best=loss, best_epoch=epoch, wait=0)
-            best_weights = model.get_weights()
-            if checkpoint is not None:
-                _save_weights(best_weights, _best_path(checkpoint, epoch))
-        else:
-            state["wait"] += 1
-        state["seconds"] = base[0] + time.perf_counter() - clock[0]
-        state["cpu_seconds"] = base[1] + time.process_time() - clock[1]
-        if checkpoint is not None:
-            checkpoint.save(model, epoch, state)
-            _drop_best_weights(checkpoint, keep=state["best_epoch"])
 
-    model.set_weights(best_weights)
-    result = {
-        "history": state["history"],
-        "epochs": epoch,
-        "best_epoch": state["best_epoch"],
-        "stopped_early": epoch < epochs,
-        "seconds": state["seconds"],
-        "cpu_seconds": state["cpu_seconds"],
-    }
-    if checkpoint is not None:
-        checkpoint.finish(model, result)
-        _drop_best_weights(checkpoint, keep=None)
-    return {**result, "resumed_from": start}
+def _fit_epoch(model, train_data, val_data, epoch, batch_size, seed, verbose):
+    """One epoch of `model.fit` in the order drawn from `(seed, epoch)`;
+    returns its Keras history."""
+    x_train, y_train = train_data
+    order = np.random.default_rng([seed, epoch]).permutation(len(x_train))
+    return model.fit(
+        x_train[order],
+        y_train[order],
+        batch_size=batch_size,
+        initial_epoch=epoch,
+        epochs=epoch + 1,
+        validation_data=val_data,
+        shuffle=False,
+        verbose=verbose,
+    ).history
+
+
+def _improved(state, epoch):
+    """Whether `epoch`'s validation loss is the best yet; updates `state`'s
+    best loss and epoch, or counts one more epoch without improvement."""
+    loss = state["history"][MONITOR][-1]
+    if np.isfinite(loss) and (state["best"] is None or loss < state["best"]):
+        state.update(best=loss, best_epoch=epoch, wait=0)
+        return True
+    state["wait"] += 1
+    return False
 
 
 def _best_path(checkpoint, epoch):
@@ -194,11 +225,13 @@ def _save_weights(weights, path):
 
 
 def _drop_best_weights(checkpoint, keep):
+    """Removes the best-epoch weights files, but that of epoch `keep`."""
     for path in checkpoint.directory.glob("best-*.npz"):
         if keep is None or path != _best_path(checkpoint, keep):
             path.unlink()
 
 
 def _load_weights(path):
+    """The list of arrays `_save_weights` wrote to `path`."""
     with np.load(path) as stored:
         return [stored[f"arr_{i}"] for i in range(len(stored.files))]
