@@ -106,6 +106,30 @@ def configure(parser):
 
 def run(args):
     """Runs the enwik8 command; returns the process exit code."""
+    _check_backend()
+    preset = _preset(args)
+    out = args.out or f"runs/enwik8-{args.model}-{args.scale}"
+    data = _load(args.data)
+    strategy = strategy_from(args)
+    # The trainer's verbose 2 is a progress bar drawn once, at the end.
+    verbose = resolve_verbose(args.verbose)
+    if verbose:
+        print(_plan(args, data, preset, strategy, out), flush=True)
+    trainer = _trainer(args, data, out, preset, strategy, verbose)
+    result = trainer.train()
+    if result["interrupted"]:
+        return EXIT_INTERRUPTED
+    print(
+        f"{args.model}: valid BPC {result['valid_bpc']:.4f}, "
+        f"test BPC {result['test_bpc']:.4f} after {result['step']} steps"
+    )
+    if args.results_dir:
+        print(f"record: {_add_to_record(args, data, out, trainer)}")
+    return 0
+
+
+def _check_backend():
+    """A one-line error unless Keras runs on TensorFlow."""
     import keras
 
     if keras.backend.backend() != "tensorflow":
@@ -113,8 +137,10 @@ def run(args):
             "enwik8 runs on the TensorFlow backend only (KERAS_BACKEND="
             f"{keras.backend.backend()})"
         )
-    from keras_rda.lab.datasets.enwik8 import enwik8
-    from keras_rda.lab.enwik8.enwik8_trainer import Enwik8Trainer
+
+
+def _preset(args):
+    """The scale's preset with the size and cadence flags, checked."""
     from keras_rda.lab.enwik8.presets import get_preset
 
     for flag in (
@@ -126,7 +152,7 @@ def run(args):
         "checkpoint_every",
     ):
         positive(f"--{flag.replace('_', '-')}", getattr(args, flag))
-    preset = get_preset(
+    return get_preset(
         args.scale,
         steps=args.steps,
         units=args.units,
@@ -136,25 +162,36 @@ def run(args):
         eval_every=args.eval_every,
         checkpoint_every=args.checkpoint_every,
     )
-    out = args.out or f"runs/enwik8-{args.model}-{args.scale}"
+
+
+def _load(path):
+    """enwik8 from `--data` (or its default), a one-line error if unreadable."""
+    from keras_rda.lab.datasets.enwik8 import enwik8
+
     try:
-        data = enwik8(args.data)
+        return enwik8(path)
     except (OSError, ValueError) as error:
         raise CommandError(f"--data: {error}") from None
-    strategy = strategy_from(args)
-    # The trainer's verbose 2 is a progress bar drawn once, at the end.
-    verbose = resolve_verbose(args.verbose)
-    if verbose:
-        print(
-            f"enwik8 from {data.path}: {len(data.train):,} / {len(data.valid):,} / "
-            f"{len(data.test):,} train/valid/test bytes, vocabulary "
-            f"{data.vocab_size}; model {args.model} ({preset.units} units, bptt "
-            f"{preset.bptt}, batch {preset.batch_size}) on "
-            f"{strategy.num_replicas_in_sync} replica(s); output in {out}",
-            flush=True,
-        )
+
+
+def _plan(args, data, preset, strategy, out):
+    """One line: the data, the model and where the output goes."""
+    return (
+        f"enwik8 from {data.path}: {len(data.train):,} / {len(data.valid):,} / "
+        f"{len(data.test):,} train/valid/test bytes, vocabulary "
+        f"{data.vocab_size}; model {args.model} ({preset.units} units, bptt "
+        f"{preset.bptt}, batch {preset.batch_size}) on "
+        f"{strategy.num_replicas_in_sync} replica(s); output in {out}"
+    )
+
+
+def _trainer(args, data, out, preset, strategy, verbose):
+    """The `Enwik8Trainer`; a checkpoint of another run in `out` is a
+    one-line error."""
+    from keras_rda.lab.enwik8.enwik8_trainer import Enwik8Trainer
+
     try:
-        trainer = Enwik8Trainer(
+        return Enwik8Trainer(
             data,
             out,
             model=args.model,
@@ -163,29 +200,24 @@ def run(args):
             seed=args.seed,
             verbose=verbose,
         )
-    except ValueError as error:  # a checkpoint of a different run in --out
+    except ValueError as error:
         raise CommandError(str(error)) from None
-    result = trainer.train()
-    if result["interrupted"]:
-        return EXIT_INTERRUPTED
-    print(
-        f"{args.model}: valid BPC {result['valid_bpc']:.4f}, "
-        f"test BPC {result['test_bpc']:.4f} after {result['step']} steps"
-    )
-    if args.results_dir:
-        from keras_rda.lab.reporting import report
 
-        command = "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
-        path = report.add_enwik8_run(
-            pathlib.Path(args.results_dir) / f"enwik8-{args.scale}.json",
-            {
-                # The trainer's `results.json`: the result, model and preset.
-                **json.loads((pathlib.Path(out) / "results.json").read_text()),
-                "command": command,
-                "seed": args.seed,
-                "data": pathlib.Path(data.path).name,
-                "history": trainer.history(),
-            },
-        )
-        print(f"record: {path}")
-    return 0
+
+def _add_to_record(args, data, out, trainer):
+    """Adds the finished run to `--results-dir`/enwik8-SCALE.json; returns
+    the record's path."""
+    from keras_rda.lab.reporting import report
+
+    command = "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
+    return report.add_enwik8_run(
+        pathlib.Path(args.results_dir) / f"enwik8-{args.scale}.json",
+        {
+            # The trainer's `results.json`: the result, model and preset.
+            **json.loads((pathlib.Path(out) / "results.json").read_text()),
+            "command": command,
+            "seed": args.seed,
+            "data": pathlib.Path(data.path).name,
+            "history": trainer.history(),
+        },
+    )
