@@ -35,6 +35,22 @@ class WriteSchedule(abc.ABC):
     Args:
         encoding_steps: optional positive int. The schedule governs steps
             `1..encoding_steps`; later steps access memory every step.
+
+    Example:
+
+    A schedule that accesses memory on every third step:
+
+    ```python
+    class EveryThirdStep(keras_rda.WriteSchedule):
+        def _scheduled(self, step, memory_size):
+            return keras.ops.equal(step % 3, 0)
+
+        def _scheduled_numpy(self, steps, memory_size):
+            return steps % 3 == 0
+
+    EveryThirdStep().access_pattern(num_steps=7, memory_size=4)
+    # array([False, False,  True, False, False,  True, False])
+    ```
     """
 
     #: Size of the controller-state cache (Cached Uniform Writing), else None.
