@@ -116,10 +116,12 @@ class RunSpec:
     command: str | None = None
 
     def __post_init__(self):
+        """Normalises the fields' types, then checks their values."""
         self._normalise()
         self._check()
 
     def _set(self, field, value):
+        """Sets `field` of this frozen instance (while it is being made)."""
         object.__setattr__(self, field, value)
 
     def _normalise(self):

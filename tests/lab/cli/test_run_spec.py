@@ -1,10 +1,13 @@
 """`train` and `compare` parse the command line into one `RunSpec` and hand
 it to the lab once; the lab's refusals become one-line errors."""
 
+import pathlib
+
 import pytest
 
 from keras_rda.lab import runs
 from keras_rda.lab.cli import main
+from keras_rda.lab.cli import runs as cli_runs
 from keras_rda.lab.runs import RunSpec
 
 
@@ -78,11 +81,13 @@ def test_train_hands_every_flag_over_in_one_run_spec(handed, tmp_path):
     assert spec.record_path == tmp_path / "r" / "uw-x.json"
 
 
-def test_train_without_a_name_is_named_after_its_model(handed, tmp_path):
-    assert main(["train", "reber", "--model", "gru", "--out", str(tmp_path)]) == 0
+def test_train_without_a_name_is_named_after_its_model(handed):
+    assert main(["train", "reber", "--model", "gru"]) == 0
     (spec,) = handed
     assert not spec.comparison and spec.record_name == "reber-gru"
     assert spec.models == ("gru",) and spec.seeds == (0,)
+    # The default --out of the help text is the lab's.
+    assert spec.out == pathlib.Path(cli_runs.DEFAULT_OUT) == RunSpec("t", "m").out
 
 
 @pytest.mark.parametrize(
