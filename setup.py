@@ -19,7 +19,14 @@ LAB = [
     "matplotlib",
 ]
 TORCH = ["torch>=2.1"]
-DOCS = ["mkdocs>=1.5", "mkdocstrings[python]>=0.25"]
+# The site: mkdocs with the Material theme (its pymdown-extensions give the
+# changelog page its include of CHANGELOG.md) and the API reference.
+DOCS = [
+    "mkdocs>=1.5",
+    "mkdocs-material>=9.5",
+    "pymdown-extensions>=10",
+    "mkdocstrings[python]>=0.25",
+]
 
 setup(
     name="keras_rda",
