@@ -8,10 +8,10 @@ line before it,
 
     <!-- not run: needs enwik8 -->
 
-and is then only compiled. In ```bash blocks every `keras-rda ...` line is
-parsed by the command's own parser, so a wrong subcommand or flag fails,
-and every `python benchmarks/...` or `python examples/...` script named
-must exist.
+and is then only compiled. In ```bash blocks every `keras-rda ...` command
+is parsed by the command's own parser, so a wrong subcommand or flag fails,
+its task and models must be registered, and every `python benchmarks/...`
+or `python examples/...` script named must exist.
 """
 
 import dataclasses
@@ -23,6 +23,8 @@ import textwrap
 import pytest
 
 from keras_rda.lab.cli import build_parser
+from keras_rda.lab.tasks import task_names
+from keras_rda.lab.zoo import model_names
 from tests.conftest import REPO_ROOT
 
 #: The pages whose code is checked; the guides are the docs' pages of code.
@@ -107,16 +109,21 @@ def test_python_blocks_run(page, tmp_path, monkeypatch):
 
 
 def keras_rda_commands(code):
-    """`(line, argv)` of every `keras-rda` command in a shell block, with
-    continuation lines joined, comments dropped and `VAR=value` prefixes
-    (e.g. `KERAS_BACKEND=jax`) skipped."""
+    """`(command, argv)` of every `keras-rda` command in a shell block, with
+    continuation lines joined, comments dropped, commands chained with `&&`,
+    `;` or a pipe taken one by one, and `VAR=value` prefixes (e.g.
+    `KERAS_BACKEND=jax`) skipped."""
     joined = re.sub(r"\\\n", " ", code)
     for line in joined.splitlines():
-        words = shlex.split(line, comments=True)
-        while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
-            words = words[1:]
-        if words and words[0] == "keras-rda":
-            yield line.strip(), words[1:]
+        line = line.split(" #", 1)[0] if not line.lstrip().startswith("#") else ""
+        for command in re.split(
+            r"&&|\|\||;|\|", line
+        ):  # `pip install . && keras-rda ...`
+            words = shlex.split(command, comments=True)
+            while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
+                words = words[1:]
+            if words and words[0] == "keras-rda":
+                yield command.strip(), words[1:]
 
 
 def scripts(code):
@@ -131,11 +138,20 @@ def test_bash_blocks_use_existing_commands_and_flags(page, capsys):
     for block in blocks(page, "bash"):
         for line, argv in keras_rda_commands(block.code):
             try:
-                parser.parse_args(argv)
+                args = parser.parse_args(argv)
             except SystemExit as error:
                 if error.code not in (0, None):  # `--help` exits with 0
                     message = capsys.readouterr().err.strip().splitlines()[-1:]
                     pytest.fail(f"{block.where}: `{line}`: {message}")
+                continue
+            # The parser takes any word as a task or model; the registries
+            # know which exist.
+            if getattr(args, "task", None) is not None:
+                assert args.task in task_names(), f"{block.where}: `{line}`"
+            models = getattr(args, "models", None) or getattr(args, "model", None)
+            if models and args.command in ("train", "compare"):
+                for model in models.split(","):
+                    assert model in model_names(), f"{block.where}: `{line}`"
         for script in scripts(block.code):
             assert (REPO_ROOT / script).is_file(), f"{block.where}: no {script}"
 
