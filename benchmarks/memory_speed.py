@@ -15,11 +15,10 @@ times one training step (forward, backward, Adam update) of
   static schedule runs the controller as a plain loop between writes;
 - `DNC+UW unrolled`: the `DNC+UW` layer with `unroll=True` (every step
   traced on its own, no loop), timed without XLA only (under XLA unrolling
-  makes the program minutes to compile and slower to run, docs/memory.md
-  "Speed");
+  makes the program minutes to compile and slower to run, docs/benchmarks.md);
 - `DNC+UW intervals`, `DNC+CUW intervals`: the layers with
   `loop_intervals=True` (one loop over the equal write intervals, so one
-  access in the program; docs/memory.md "Compilation"), not in the default
+  access in the program; docs/guides/memory.md), not in the default
   set;
 - `no memory`: what is left of the regular-writing cell without memory:
   the controller fed the read vectors' width too (`[x_t, r_t]`, 11 + 16

@@ -12,7 +12,7 @@ attention pooling `c = sum_t alpha_t h_t` (eq. 1, `FeedForwardAttention`;
 `--pooling mean` is the unweighted mean of eq. 2), then
 `s = LReLU(W_cs c + b_cs)` and `y = LReLU(W_sy s + b_sy)`, D = 100 units,
 leaky slope 0.01, weights N(0, 1 / fan_in). Like the paper's model it pools
-over the padding (see docs/feedforward_attention.md). Adam, batches of
+over the padding (see docs/papers/ffa.md). Adam, batches of
 100, epochs of 1,000 updates; the paper reports the epochs until every
 held-out sequence is correct (Table 1: addition at T0 = 1000 in 1 epoch
 with attention, 2 with the mean).

@@ -12,8 +12,9 @@ def exports_saved_model():
     """Whether `model.export` writes a SavedModel on this backend.
 
     Not on PyTorch: Keras's export fails inside `torch.export` (a
-    dynamic-shapes error; docs/backends.md). Tests that check a SavedModel
-    beside something else (a `.keras` round trip) check only the rest there;
+    dynamic-shapes error; docs/guides/backends-and-performance.md). Tests
+    that check a SavedModel beside something else (a `.keras` round trip)
+    check only the rest there;
     the tests that are only about export are known failures on PyTorch
     (`KNOWN_BACKEND_FAILURES` in tests/conftest.py).
     """

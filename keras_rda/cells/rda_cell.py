@@ -95,7 +95,7 @@ class RDACell(BaseRDACell):
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default `"zeros"`.
         kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
-            `keras_rda.cells.base_rda_cell.BaseRDACell` and `docs/units.md`.
+            `keras_rda.cells.base_rda_cell.BaseRDACell` and docs/guides/rwa-and-rda.md.
         kernel_regularizer: regularizer of `kernel`.
         recurrent_regularizer: regularizer of `recurrent_kernel`.
         bias_regularizer: regularizer of `bias`.

@@ -43,7 +43,7 @@ class RWACell(BaseRDACell):
         initial_state_initializer: initializer of `s0`. Default (None)
             `RandomNormal(stddev=sqrt(3))`, the paper's `N(0, 3)`.
         kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
-            `keras_rda.cells.base_rda_cell.BaseRDACell` and `docs/units.md`.
+            `keras_rda.cells.base_rda_cell.BaseRDACell` and docs/guides/rwa-and-rda.md.
         kernel_regularizer: regularizer of `kernel`.
         recurrent_regularizer: regularizer of `recurrent_kernel`.
         bias_regularizer: regularizer of `bias`.

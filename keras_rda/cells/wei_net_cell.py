@@ -81,9 +81,8 @@ class WeiNetCell(BaseCell):
       (`layer_norm=False` removes it). Normalising after the tanh (the
       other reading) rescales a bounded vector to unit variance at every
       step; at the appendix's initialisation that made the recurrence's
-      gradients explode (the runs that showed it are in
-      docs/associative_memory.md, "Decisions where the paper is
-      ambiguous").
+      gradients explode (docs/guides/associative-memory.md, "Design
+      notes").
     - Eq. 2 and eq. 7 are written without biases; the cell has biases `b_C`,
       `b_D`, drawn like the other parameters from `N(0, 0.1)`. Zero biases
       would make the all-zero state a fixed point for zero input (pre-padding

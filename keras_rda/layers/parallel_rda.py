@@ -69,8 +69,7 @@ class ParallelRDA(BaseRDALayer):
         chunk_size: steps per chunk of the chunked scan (default 8).
             `benchmarks/parallel_rda_speed.py --chunk-sizes ...` times
             chunk sizes and both methods against `keras.layers.LSTM`
-            (records in `results/benchmarks/`, docs/parallel_rda.md,
-            "Speed").
+            (records in `results/benchmarks/`, docs/benchmarks.md).
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:

@@ -60,8 +60,7 @@ def attended(denominator):
     asks this four times a step. `benchmarks/comparison_cost.py` measures
     both the op costs and the `RDA` / `RWA` training step with the
     comparisons put back (record `results/benchmarks/
-    tensorflow_comparison_cost.json`; docs/units.md, "Comparisons cost more
-    than arithmetic").
+    tensorflow_comparison_cost.json`).
     """
     return ops.cast(ops.sign(denominator), "bool")
 

@@ -38,8 +38,7 @@ METHODS = ("chunked", "associative")
 #: Chunks per block when the chunk carries are scanned in blocks
 #: (`_blocked_carries`): short unrolled blocks, like the chunks themselves.
 #: `benchmarks/parallel_rda_speed.py` times them (records
-#: `results/benchmarks/*parallel_rda_blocked*.json`; docs/parallel_rda.md,
-#: "Speed").
+#: `results/benchmarks/*parallel_rda_blocked*.json`; docs/benchmarks.md).
 CARRY_BLOCK = 8
 
 

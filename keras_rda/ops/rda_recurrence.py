@@ -6,8 +6,8 @@ arrive precomputed (one matmul before the loop); the loop holds one
 `[batch, units] x [units, (k - 1) * units]` matmul and the element-wise
 scaled running average (`keras_rda.ops.attention_average`). Its gradient
 is not obtained by differentiating the loop: `keras.ops.custom_gradient`
-attaches the closed-form backward pass below (derived in `docs/units.md`,
-"The fused backward pass").
+attaches the closed-form backward pass below, derived from the forward
+lines one by one.
 
 Forward, step t (`k - 1` gate blocks g, a[, gamma]; masked steps keep the
 state):

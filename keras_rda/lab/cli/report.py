@@ -3,7 +3,7 @@
 Every table between `<!-- keras-rda report: NAME -->` and
 `<!-- /keras-rda report -->` in README.md and docs/*.md is regenerated from
 the record `results/NAME.json` (a `keras-rda train`/`compare` record, or a
-table record written by a benchmark; see docs/experiments.md). With
+table record written by a benchmark; see docs/contributing.md). With
 `--check` nothing is written: the command lists the tables that differ
 from their records and exits with status 1 when there are any.
 """

@@ -367,7 +367,7 @@ def render(data, name, results_dir="results"):
     `data` is a run record (written by `keras-rda train`/`compare`, with
     `"runs"`), a benchmark record (`benchmarks/*.py --json`; see
     `keras_rda.lab.reporting.benchmark_tables`), a table record (with
-    `"columns"` and `"rows"`; see docs/experiments.md), or a claims record
+    `"columns"` and `"rows"`; see docs/contributing.md), or a claims record
     (with `"claims"`: a paper's verdict table, whose numbers are read from
     the records in `results_dir`; see `keras_rda.lab.reporting.claims`).
     """

@@ -18,7 +18,7 @@ The resulting noise on the answer is of the order of the 0.04 tolerance. At
 T0 = 1000 (lr 3e-3, seed 0) the unmasked model reached 100% held-out
 accuracy during its second epoch. The masked one scored between 63% and 99%
 at every check from the end of its first epoch to the end of its third, and
-never 100% (docs/feedforward_attention.md).
+never 100% (docs/papers/ffa.md).
 """
 
 import keras
@@ -34,7 +34,7 @@ PAPER = "Raffel & Ellis 2016, section 2.1"
 # The paper reports the best of Adam learning rates {3e-4, 1e-3, 3e-3, 1e-2}.
 # Of 3e-3 and 1e-2, on addition and multiplication with T0 <= 1000, 3e-3
 # was as fast or faster for attention, and 1e-2 for the unweighted mean
-# (docs/feedforward_attention.md, Table 1).
+# (docs/papers/ffa.md, Table 1).
 ATTENTION_LEARNING_RATE = 3e-3
 MEAN_LEARNING_RATE = 1e-2
 # The recurrent models with attention (untried in the papers): the RDA

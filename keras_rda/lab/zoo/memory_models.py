@@ -51,7 +51,7 @@ _CONTROLLERS = {
     "lstm": lambda units: keras.layers.LSTMCell(units, name="controller"),
     "gru": lambda units: keras.layers.GRUCell(units, name="controller"),
     "rnn": lambda units: keras.layers.SimpleRNNCell(units, name="controller"),
-    # The UW authors' code's default controller (see docs/memory_tasks.md).
+    # The UW authors' code's default controller (see docs/papers/uw.md).
     "lstm_ln": lambda units: LayerNormLSTMCell(units, name="controller"),
 }
 

@@ -14,7 +14,7 @@ not the paper's:
 
 WeiNet uses the "row and col" update of the paper's Figure 3, which trains
 fastest there (here, at length 9 over three seeds, it is not clearly faster
-than the element-wise form; see docs/associative_memory.md).
+than the element-wise form; see docs/papers/weinet.md).
 
 When WeiNet leaves the plateau near chance differs from run to run, with
 the same weights too: with seed 0's weights, the stream of seed 1 kept it
@@ -31,7 +31,7 @@ The same training as a recorded run (`keras-rda compare associative-recall
 --models weinet-rc,lstm --seq-len 30 --task-arg min_length=9
 --learning-rate 3e-3 --steps 15500 --eval-every 500 --eval-examples 2000
 --jit --seeds 0,1,2`): `results/weinet_paper/associative-recall-compare.json`,
-shown in docs/associative_memory.md (its LSTM clips at its zoo entry's 1.0
+shown in docs/papers/weinet.md (its LSTM clips at its zoo entry's 1.0
 where this test clips every model at 5, as the paper does). This test
 asserts the targets above, not that record's numbers.
 """
