@@ -13,7 +13,9 @@ import keras
 from keras import ops
 from keras import tree
 
+from keras_rda.memory.held_reads_lstm import lstm_step_with_held_reads
 from keras_rda.memory.schedules import get_write_schedule
+from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
 from keras_rda.utils.initializers import independent
 from keras_rda.utils.keras_compat import DropoutRNNCell
@@ -77,6 +79,15 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
        `y_t = W_y [h_t; r_t]`; the same for the NTM).
 
     With `clip_value`, `xi_t` and `y_t` are clipped to `+-clip_value`.
+
+    Every path computes its steps with two methods built from the same
+    pieces (`_controller_step`, `_cache_slot`, `output_features`, ...):
+    `step`, one step, with the schedule's decisions as bool tensors (`call`,
+    inside `keras.layers.RNN`) or as Python bools (the `DNC` / `NTM`
+    layers' static path: no conditional), and `steps_without_access`, a
+    stretch of steps between two accesses in one loop (the layers' static
+    path). A sequence layer uses them with `unpack_states` / `pack_states`
+    and `project`.
 
     The memory-side arithmetic runs in float32 also under mixed precision.
     The state is a `MemoryState` inside the cell, flattened to the flat
@@ -411,6 +422,117 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
             step, controller_state, access_state, read_vectors, cache
         )
 
+    def steps_without_access(self, inputs, state, start, training=False, unroll=False):
+        """Steps `start + 1 .. start + S` of Algorithm 1 with no memory access.
+
+        The values of `S` calls of `step(..., access=False, attend=False)`,
+        in one loop. Between two accesses the read vectors are held
+        (`r_t = r_{t-1}`), so each step is eq. 3-4,
+        `o_t, h_t = controller([x_t, r], h_{t-1})`, and nothing else changes
+        step by step: the loop carries the controller's state alone, on
+        inputs `[x_t, r]` built for the whole stretch before it (for a
+        `keras.layers.LSTMCell` controller the gates' `W_r r + b` instead,
+        `held_reads_lstm`), and what depends on the stretch only through its
+        hidden states is computed once after it: the output features
+        `[o_t, r]` and, with Cached Uniform Writing, the cache (line 2).
+        The `DNC` / `NTM` layers run the stretches between two writes so.
+
+        Args:
+            inputs: `[S, B, input_dim]`, the stretch's `x_t`, time-major
+                (`S` known when tracing).
+            state: the `MemoryState` after step `start`.
+            start: a Python int, the steps done before the stretch (the
+                cache slot of each step depends on it).
+            training: passed to the controller.
+            unroll: whether to unroll the loop over the `S` steps.
+
+        Returns:
+            `(features [S, B, H + R * W], MemoryState after step start + S)`:
+            each step's `[o_t, r]` (`output_features`, to be projected to
+            `y_t` by `project`).
+        """
+        length = inputs.shape[0]
+        reads = self._controller_reads(state.read_vectors)
+        held = ops.broadcast_to(reads[None], (length,) + tuple(ops.shape(reads)))
+        first = tree.flatten(state.controller)
+        keep_hidden = self.cache_size is not None
+        step = lstm_step_with_held_reads(self.controller, reads)
+        fused = step is not None  # then its output is h_t, the cache's too
+        loop_inputs = inputs
+        if not fused:
+            step = self._controller_loop_step(keep_hidden, training)
+            loop_inputs = self._controller_inputs(inputs, held)
+        _, outputs, last = keras_compat.rnn(
+            step,
+            loop_inputs,
+            first,
+            unroll=unroll,
+            input_length=length,
+            time_major=True,
+            return_all_outputs=True,
+        )
+        cache = state.cache
+        if keep_hidden:
+            if fused:
+                hidden = outputs
+            else:
+                hidden_size = self._controller_flat_sizes[0]
+                outputs, hidden = (
+                    outputs[..., :-hidden_size],
+                    outputs[..., -hidden_size:],
+                )
+            cache = self._cache_after(state.cache, start, first[0], hidden)
+        features = self.output_features(outputs, held)
+        controller = tree.pack_sequence_as(self._controller_state_size, list(last))
+        return features, state._replace(
+            step=state.step + length, controller=controller, cache=cache
+        )
+
+    def _controller_loop_step(self, keep_hidden, training):
+        """`step([x_t, r], flat state) -> (o_t, new flat state)` (eq. 3-4)
+        for the backend's loop; with `keep_hidden` the output is
+        `[o_t, h_t]` (`h_t` for the cache)."""
+
+        def step(step_inputs, flat):
+            output, new = self._call_controller(
+                step_inputs,
+                tree.pack_sequence_as(self._controller_state_size, flat),
+                training,
+            )
+            new = [ops.cast(n, old.dtype) for n, old in zip(tree.flatten(new), flat)]
+            if keep_hidden:
+                output = ops.concatenate([ops.cast(output, new[0].dtype), new[0]], -1)
+            return output, new
+
+        return step
+
+    def _cache_after(self, cache, start, hidden_before, hidden):
+        """The cache after steps `start + 1 .. start + S` without attention.
+
+        Args:
+            cache: `[B, L, H]`, the cache after step `start`.
+            start: a Python int.
+            hidden_before: `[B, H]`, `h_start`.
+            hidden: `[S, B, H]`, `h_t` after each step (time-major).
+
+        Returns:
+            `[B, L, H]`: line 2 of Algorithm 1 for each step in turn, step `t`
+            writing `h_{t-1}` to slot `_cache_slot(t)`.
+        """
+        entering = [hidden_before] + [hidden[i] for i in range(hidden.shape[0] - 1)]
+        written = {}
+        for i, previous in enumerate(entering):
+            written[self._cache_slot(start + i + 1)] = previous
+        slots = [
+            written[j] if j in written else cache[:, j] for j in range(self.cache_size)
+        ]
+        return ops.stack([ops.cast(slot, cache.dtype) for slot in slots], axis=1)
+
+    def _cache_slot(self, step):
+        """Algorithm 1, line 2: step `t` appends `h_{t-1}` at slot
+        `(t - 1) mod L` (`t` a Python int or int32 `[B]`)."""
+        return (step - 1) % self.cache_size
+
     def _cache_step(self, state, step, attend):
         """Algorithm 1, lines 2-6: `C.append(h_{t-1})`; on a cache step the
         controller starts from `a_t` (eq. 9-10) instead of `h_{t-1}`.
@@ -423,13 +545,13 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         flat = tree.flatten(state.controller)
         hidden = flat[0]
         position = ops.one_hot(
-            ops.mod(step - 1, self.cache_size), self.cache_size, dtype=hidden.dtype
+            self._cache_slot(step), self.cache_size, dtype=hidden.dtype
         )[:, :, None]
         cache = position * hidden[:, None, :] + (1.0 - position) * state.cache
         static = _static(attend)
         if static is False or self.cache_size == 1:
             return state.controller, cache
-        reads = ops.cast(self._flat_reads(state.read_vectors), self.compute_dtype)
+        reads = self._controller_reads(state.read_vectors)
 
         def attended():
             return ops.cast(self._cache_attention(cache, hidden, reads), hidden.dtype)
@@ -467,18 +589,32 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         """`[B, R, W]` -> `[B, R * W]`."""
         return ops.reshape(read_vectors, (-1, self._read_size))
 
-    def _controller_step(self, inputs, read_vectors, controller_state, training):
-        """Eq. 3-4: `o_t, h_t = controller([x_t, r_{t-1}], h_{t-1})`."""
-        reads = ops.cast(self._flat_reads(read_vectors), self.compute_dtype)
-        controller_inputs = ops.concatenate(
-            [inputs, ops.cast(reads, inputs.dtype)], axis=-1
-        )
+    def _controller_reads(self, read_vectors):
+        """`r` as the controller reads it: `[B, R, W]` -> `[B, R * W]`, in the
+        compute dtype."""
+        return ops.cast(self._flat_reads(read_vectors), self.compute_dtype)
+
+    def _controller_inputs(self, inputs, reads):
+        """`[x_t, r]`: `[..., input_dim]` and `[..., R * W]` (from
+        `_controller_reads`) -> `[..., input_dim + R * W]`."""
+        return ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1)
+
+    def _call_controller(self, controller_inputs, controller_state, training):
+        """The controller on `[x_t, r]`: `(o_t, h_t)`, `h_t` structured as
+        the controller's `state_size`."""
         output, new_state = self.controller(
             controller_inputs, controller_state, training=training
         )
         if not tree.is_nested(self._controller_state_size):
             new_state = tree.flatten(new_state)[0]
         return output, new_state
+
+    def _controller_step(self, inputs, read_vectors, controller_state, training):
+        """Eq. 3-4: `o_t, h_t = controller([x_t, r_{t-1}], h_{t-1})`."""
+        controller_inputs = self._controller_inputs(
+            inputs, self._controller_reads(read_vectors)
+        )
+        return self._call_controller(controller_inputs, controller_state, training)
 
     def _access_memory(self, controller_output, access_state):
         """Lines 7-9: the interface `xi_t = W_xi o_t + b`, write, then read."""

@@ -5,13 +5,14 @@ the sequence starts from the initial state, every step's schedule decision
 is a Python bool, so the layer runs the controller as a plain recurrent loop
 between two writes (read vectors held, no memory work) and accesses memory
 once at the end of each stretch, with no conditional anywhere: it trains
-under XLA, and pays for memory only on the access steps.
+under XLA, and pays for memory only on the access steps. The steps
+themselves are the cell's (`BaseMemoryCell.step` and
+`BaseMemoryCell.steps_without_access`); this module only schedules them.
 """
 
 import keras
 import numpy as np
 from keras import ops
-from keras import tree
 
 from keras_rda.layers.base_rnn import BaseRNN
 from keras_rda.utils import keras_compat
@@ -19,9 +20,9 @@ from keras_rda.utils import validation
 
 #: Stretches up to this many steps are unrolled when traced; longer ones run
 #: in the backend's loop (`keras.src.backend.rnn`). Loops keep the program
-#: small: under XLA on a CPU, unrolling the stretches of T = 100 made a DNC+UW
-#: training step 4x slower than looping them, and its compilation minutes
-#: long (`benchmarks/memory_speed.py`, docs/memory.md "Speed").
+#: small: under XLA (on a CPU) they compile and run faster than unrolled
+#: stretches (`benchmarks/memory_speed.py`, its `DNC+UW unrolled` model;
+#: records under `results/benchmarks/`).
 UNROLL_LIMIT = 1
 
 
@@ -71,15 +72,22 @@ def repeated_block(runs, cache_size=None):
 class BaseMemoryRNN(BaseRNN):
     """`keras.layers.RNN` over a `BaseMemoryCell`, with the static schedule path.
 
-    The outputs, states and gradients are those of `keras.layers.RNN(cell)`
-    (the same `BaseMemoryCell.step` computes every step). The static path is
-    taken when the time axis is known (in the batch, or declared by the
-    model's `keras.Input((T, features))`), no mask is given, `go_backwards` is
-    False and the sequence starts from the initial state (no `initial_state`
-    argument, not stateful); otherwise the layer runs the cell's
-    conditional path as `keras.layers.RNN` does.
+    The outputs, states and gradients are those of `keras.layers.RNN(cell)`:
+    both paths compute the steps with the cell. The conditional path
+    (`keras.layers.RNN`'s loop over `cell.call`) calls `BaseMemoryCell.step`
+    with the schedule's decisions as tensors; the static path calls it with
+    the decisions as Python bools on the access steps, and
+    `BaseMemoryCell.steps_without_access` for each stretch between two
+    writes. The static path is taken when the time axis is known (in the
+    batch, or declared by the model's `keras.Input((T, features))`), no mask
+    is given, `go_backwards` is False and the sequence starts from the
+    initial state (no `initial_state` argument, not stateful); otherwise the
+    layer runs the conditional path.
 
-    Subclasses (`DNC`, `NTM`) only build their cell.
+    The layer uses the cell's public interface only: `write_schedule`,
+    `memory_size`, `cache_size`, `unpack_states` / `pack_states`, `step`,
+    `steps_without_access`, `project` and `get_initial_state`. Subclasses
+    (`DNC`, `NTM`) only build their cell.
     """
 
     def __init__(self, cell, loop_intervals=False, **kwargs):
@@ -176,8 +184,12 @@ class BaseMemoryRNN(BaseRNN):
         for start, stop, accesses, attends in runs:
             inputs = steps[start:stop]
             if not accesses and not attends:
-                features, state = self._held_reads_stretch(
-                    inputs, state, offset + start, training
+                features, state = cell.steps_without_access(
+                    inputs,
+                    state,
+                    offset + start,
+                    training=training,
+                    unroll=self.unroll or stop - start <= UNROLL_LIMIT,
                 )
                 pieces.append(features)
                 continue
@@ -249,168 +261,6 @@ class BaseMemoryRNN(BaseRNN):
             features, (repeats * period, shape[1], features.shape[-1])
         )
         return features, cell.unpack_states(list(last))
-
-    def _held_reads_stretch(self, inputs, state, start, training):
-        """Steps between two writes: the controller alone, `r` held.
-
-        Between two accesses the read vectors are constant (Le et al. 2019,
-        Algorithm 1: no access, `r_t = r_{t-1}`), so each step is eq. 3-4,
-        `o_t, h_t = controller([x_t, r], h_{t-1})`, and nothing else changes
-        step by step. The controller's inputs `[x_t, r]` are built for the
-        whole stretch before its loop (for an LSTM controller, the gates'
-        `W_r r + b` instead: `_lstm_step_with_held_reads`), the loop carries
-        the controller's state alone, and what depends on the stretch only
-        through its hidden states is computed once after it: the output
-        features `[o_t, r]` (projected to `y_t = W_y [o_t, r] + b_y` with
-        the whole sequence's, in `inner_loop`) and, with Cached Uniform
-        Writing, the cache (Algorithm 1, line 2: step `t` writes `h_{t-1}`
-        to slot `(t - 1) mod L`). The values are those of `BaseMemoryCell.step`.
-
-        Args:
-            inputs: `[S, B, input_dim]`, the stretch's `x_t`, time-major.
-            state: the `MemoryState` before it.
-            start: the steps done before it (a Python int: the static path
-                starts every sequence afresh).
-            training: passed to the controller.
-
-        Returns:
-            `(features [S, B, H + R * W], MemoryState after the stretch)`:
-            each step's `[o_t, r]` (`BaseMemoryCell.output_features`), which the
-            caller projects to `y_t`.
-        """
-        cell = self.cell
-        length = inputs.shape[0]
-        reads = ops.cast(cell._flat_reads(state.read_vectors), cell.compute_dtype)
-        held = ops.broadcast_to(reads[None], (length,) + tuple(ops.shape(reads)))
-        first = tree.flatten(state.controller)
-        keep_hidden = cell.cache_size is not None
-        step = self._lstm_step_with_held_reads(reads)
-        fused = step is not None  # then its output is h_t, the cache's too
-        loop_inputs = inputs
-        if not fused:
-            step = self._controller_step(keep_hidden, training)
-            loop_inputs = ops.concatenate(
-                [inputs, ops.cast(held, inputs.dtype)], axis=-1
-            )
-        _, outputs, last = keras_compat.rnn(
-            step,
-            loop_inputs,
-            first,
-            unroll=self.unroll or length <= UNROLL_LIMIT,
-            input_length=length,
-            time_major=True,
-            return_all_outputs=True,
-        )
-        cache = state.cache
-        if keep_hidden:
-            if fused:
-                hidden = outputs
-            else:
-                hidden_size = cell._controller_flat_sizes[0]
-                outputs, hidden = (
-                    outputs[..., :-hidden_size],
-                    outputs[..., -hidden_size:],
-                )
-            cache = self._cache_after(state.cache, start, first[0], hidden)
-        features = cell.output_features(outputs, held)
-        controller = tree.pack_sequence_as(cell._controller_state_size, list(last))
-        return features, state._replace(
-            step=state.step + length, controller=controller, cache=cache
-        )
-
-    def _controller_step(self, keep_hidden, training):
-        """`step([x_t, r], state) -> (o_t, new state)` for the backend's loop.
-
-        With `keep_hidden` the output is `[o_t, h_t]` (`h_t` for the cache).
-        """
-        cell = self.cell
-
-        def step(step_inputs, flat):
-            output, new = cell.controller(
-                step_inputs,
-                tree.pack_sequence_as(cell._controller_state_size, flat),
-                training=training,
-            )
-            new = [ops.cast(n, old.dtype) for n, old in zip(tree.flatten(new), flat)]
-            if keep_hidden:
-                output = ops.concatenate([ops.cast(output, new[0].dtype), new[0]], -1)
-            return output, new
-
-        return step
-
-    def _lstm_step_with_held_reads(self, reads):
-        """The LSTM controller's step with the held reads' gates done once.
-
-        An LSTM controller's gates are `W [x_t, r] + U h_{t-1} + b`
-        (eq. 3-4 with the LSTM of Graves et al. 2016, Methods); with `r`
-        held over a stretch, `W_r r + b` is the same on every step, so it is
-        computed once before the loop and the loop reads `x_t` alone (no
-        `[x_t, r]` concatenation, no `W_r r` matmul, per step). The gates
-        are `keras.layers.LSTMCell`'s (`i, f, c, o` in its kernel's order,
-        its `activation` and `recurrent_activation`), in its compute dtype.
-
-        Args:
-            reads: `[B, R * W]`, the held `r` (`W`'s last `R * W` rows:
-                the width of `x_t` need not be known when tracing).
-
-        Returns:
-            `step(x_t, [h, c]) -> (h_t, [h_t, c_t])` for the backend's loop,
-            or None when the controller is not a `keras.layers.LSTMCell`
-            without dropout (then the stretch calls the controller itself).
-        """
-        controller = self.cell.controller
-        if (
-            type(controller) is not keras.layers.LSTMCell
-            or controller.dropout
-            or controller.recurrent_dropout
-        ):
-            return None
-        dtype = controller.compute_dtype
-        kernel = ops.cast(controller.kernel, dtype)
-        input_size = controller.kernel.shape[0] - self.cell._read_size
-        input_kernel = kernel[:input_size]
-        held_gates = ops.matmul(ops.cast(reads, dtype), kernel[input_size:])
-        if controller.use_bias:
-            held_gates = held_gates + ops.cast(controller.bias, dtype)
-        recurrent_kernel = ops.cast(controller.recurrent_kernel, dtype)
-        activation = controller.activation
-        gate = controller.recurrent_activation
-
-        def step(step_inputs, flat):
-            h, c = (ops.cast(s, dtype) for s in flat)
-            z = (
-                ops.matmul(ops.cast(step_inputs, dtype), input_kernel)
-                + held_gates
-                + ops.matmul(h, recurrent_kernel)
-            )
-            z_i, z_f, z_c, z_o = ops.split(z, 4, axis=-1)
-            c = gate(z_f) * c + gate(z_i) * activation(z_c)
-            h = gate(z_o) * activation(c)
-            return h, [ops.cast(h, flat[0].dtype), ops.cast(c, flat[1].dtype)]
-
-        return step
-
-    def _cache_after(self, cache, start, hidden_before, hidden):
-        """The cache after a stretch, from the hidden states it went through.
-
-        Args:
-            cache: `[B, L, H]`, the cache before the stretch.
-            start: the steps done before the stretch.
-            hidden_before: `[B, H]`, `h` before its first step.
-            hidden: `[S, B, H]`, `h_t` after each of its steps (time-major).
-
-        Returns:
-            `[B, L, H]`: slot `j` holds the last `h_{t-1}` with
-            `(t - 1) mod L = j`, or what it held before the stretch.
-        """
-        length = hidden.shape[0]
-        entering = [hidden_before] + [hidden[i] for i in range(length - 1)]
-        slots = []
-        for j in range(self.cell.cache_size):
-            last = [i for i in range(length) if (start + i) % self.cell.cache_size == j]
-            slot = entering[last[-1]] if last else cache[:, j]
-            slots.append(ops.cast(slot, cache.dtype))
-        return ops.stack(slots, axis=1)
 
     def _loop(self, inputs, state, like, access, attend, training):
         """A long run of alike steps in the backend's loop.
