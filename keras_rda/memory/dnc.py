@@ -43,23 +43,22 @@ class DNC(BaseMemoryRNN):
             state.
         unroll: if True, trace every step instead of running the stretches
             between writes in the backend's loop (short sequences only).
-            On TensorFlow without XLA as fast at T = 50 and faster at
-            T = 100 (DNC+UW: 0.17 of the regular cell's training step
-            against 0.20 looped); under XLA keep the loops, which compile in
-            a fraction of the time and run faster (docs/memory.md, "Speed").
+            It can pay off without XLA; under XLA keep the loops, which
+            compile in a fraction of the time and run faster.
+            `benchmarks/memory_speed.py` measures both (its `DNC+UW
+            unrolled` model; records under `results/benchmarks/`;
+            docs/memory.md, "Speed").
         loop_intervals: if True, run a schedule's equal write intervals
             (the held steps and the access that ends them: Uniform and
             Cached Uniform Writing) as one loop over the intervals, so the
             compiled program holds one memory access instead of one per
-            interval. On a 2-core CPU (T = 50 and 100) the first,
-            compiling step was 1.4-12x shorter (DNC+CUW at T = 100 under
-            XLA: 10 s instead of 87 on TensorFlow, 5 instead of 63 on JAX)
-            and later steps mostly 1-21% longer; on an H200 (JAX, DNC+UW,
-            T = 50) 6 s instead of 205, with steps about 2.8 ms longer
-            (1.87x the LSTM controller against 1.27x). Use it on a GPU for
-            runs shorter than about 70,000 steps, for short runs with many
-            writes, or wherever compilation is slow (docs/memory.md,
-            "Compilation" and "On a GPU").
+            interval: the first, compiling step is shorter, and later
+            steps are somewhat longer (a nested loop at run time). Use it
+            wherever compilation is slow (on a GPU, for short runs, with
+            many writes). `benchmarks/memory_speed.py` measures the trade
+            (its `DNC+UW intervals` and `DNC+CUW intervals` models; records
+            under `results/benchmarks/`; docs/memory.md, "Compilation" and
+            "On a GPU").
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
