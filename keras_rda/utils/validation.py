@@ -165,3 +165,23 @@ def tensorflow_backend(feature):
             f"{feature} needs the TensorFlow backend, but Keras's backend is "
             f"{backend!r}. Set KERAS_BACKEND=tensorflow before Keras is imported."
         )
+
+
+def positive_number(name, value, allow_none=False):
+    """`value` as a float if it is a finite number > 0 (or None with
+    `allow_none`): learning rates, clip norms."""
+    if value is None and allow_none:
+        return None
+    if not _is_real(value) or not (np.isfinite(value) and value > 0):
+        raise invalid_value(name, "a finite number > 0", value)
+    return float(value)
+
+
+def non_negative_number(name, value, allow_none=False):
+    """`value` as a float if it is a finite number >= 0 (or None with
+    `allow_none`): element-wise clips, where 0 means none."""
+    if value is None and allow_none:
+        return None
+    if not _is_real(value) or not (np.isfinite(value) and value >= 0):
+        raise invalid_value(name, "a finite number >= 0", value)
+    return float(value)
