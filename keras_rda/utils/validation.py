@@ -148,6 +148,55 @@ def step_input_dim(layer, input_shape, name="inputs"):
     return int(input_shape[-1])
 
 
+def _shape(value):
+    """`value`'s shape as a tuple (of a tensor, or a shape itself)."""
+    return tuple(getattr(value, "shape", value))
+
+
+def sequence_steps(input_shape, name="inputs"):
+    """Raises unless a sequence `[batch, time, ...]` has at least one step.
+
+    Only a time axis known to be 0 when tracing is refused (an unknown one,
+    `None`, passes): a recurrence over no steps has no last output, and the
+    backends' own errors for it (a strided slice, an `IndexError`) do not
+    say so.
+
+    Args:
+        input_shape: the sequence's shape (or the sequence).
+        name: the argument's name.
+    """
+    shape = _shape(input_shape)
+    if len(shape) >= 2 and shape[1] == 0:
+        raise invalid_value(
+            name, "a sequence [batch, time, features] of at least one time step", shape
+        )
+
+
+def sequence_mask(mask, input_shape, name="mask"):
+    """Raises unless `mask` has the shape `[batch, time]` of the sequence.
+
+    Dimensions unknown when tracing (`None`) agree with any size.
+
+    Args:
+        mask: the mask (or its shape), `[batch, time]`.
+        input_shape: the sequence's shape `[batch, time, ...]` (or the
+            sequence).
+        name: the argument's name.
+    """
+    mask_shape, shape = _shape(mask), _shape(input_shape)
+    expected = shape[:2]
+    agrees = len(mask_shape) == 2 and all(
+        a is None or b is None or a == b for a, b in zip(mask_shape, expected)
+    )
+    if not agrees:
+        shown = "(" + ", ".join(str(d) for d in expected) + ")"
+        raise ValueError(
+            f"Received an invalid value for argument `{name}`, expected a mask "
+            f"of shape [batch, time] = {shown}, the inputs' first two "
+            f"dimensions (inputs of shape {shape}), got shape {mask_shape}"
+        )
+
+
 def tensorflow_backend(feature):
     """Raises a clear `ValueError` unless Keras runs on TensorFlow.
 

@@ -1,5 +1,7 @@
 """Argument checks: accepted values pass through, others raise in Keras's wording."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,29 @@ def test_every_unit_accepts_numpy_ints_and_rejects_zero(make):
     make(np.int64(8))
     with pytest.raises(ValueError, match="expected a positive integer, got 0"):
         make(0)
+
+
+def test_sequence_steps_refuses_only_a_known_empty_time_axis():
+    validation.sequence_steps((2, 5, 3))
+    validation.sequence_steps((None, None, 3))
+    validation.sequence_steps((0, 5, 3))  # no samples is not no steps
+    with pytest.raises(
+        ValueError,
+        match=r"argument `inputs`, expected a sequence \[batch, time, features\] "
+        r"of at least one time step, got \(2, 0, 3\)",
+    ):
+        validation.sequence_steps((2, 0, 3))
+
+
+def test_sequence_mask_must_be_the_inputs_batch_and_time():
+    validation.sequence_mask((2, 5), (2, 5, 3))
+    validation.sequence_mask((None, 5), (2, None, 3))
+    validation.sequence_mask(np.ones((2, 5), bool), np.zeros((2, 5, 3)))
+    for shape in [(2, 4), (3, 5), (2, 5, 1), (10,)]:
+        with pytest.raises(
+            ValueError,
+            match=r"argument `mask`, expected a mask of shape \[batch, time\] = "
+            r"\(2, 5\), the inputs' first two dimensions \(inputs of shape "
+            r"\(2, 5, 3\)\), got shape " + re.escape(str(shape)),
+        ):
+            validation.sequence_mask(shape, (2, 5, 3))
