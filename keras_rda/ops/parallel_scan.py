@@ -137,6 +137,12 @@ def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_siz
         chunk_size = max(1, min(chunk_size, static_length))
     batch, length = ops.shape(features)[0], ops.shape(features)[1]
     units = features.shape[-1] or initial_state[0].shape[-1]
+    # Every reshape names its sizes (no -1): with no samples a -1 cannot be
+    # inferred (a ZeroDivisionError on JAX, an error on TensorFlow).
+    num_chunks = None if static_length is None else -(-static_length // chunk_size)
+    chunks = num_chunks
+    if chunks is None:
+        chunks = (length + chunk_size - 1) // chunk_size
 
     def to_chunks(x, pad_value):
         """`[batch, time, c]` -> `[batch, num_chunks, chunk_size, c]`, padded
@@ -147,7 +153,7 @@ def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_siz
             pad = (chunk_size - length % chunk_size) % chunk_size
             filler = ops.full((batch, pad, channels), pad_value, dtype=x.dtype)
             x = ops.concatenate([x, filler], axis=1)
-        return ops.reshape(x, (batch, -1, chunk_size, channels))
+        return ops.reshape(x, (batch, chunks, chunk_size, channels))
 
     z = to_chunks(features, 0)
     la = to_chunks(log_a, 0)
@@ -177,7 +183,6 @@ def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_siz
     g_local = ops.cumsum(lg, axis=2)  # G of steps chunk_start..t
 
     # 2. The state at the start of each chunk, from the chunk summaries.
-    num_chunks = None if static_length is None else -(-static_length // chunk_size)
     carries = _chunk_carries(
         initial_state, n, d, m, g_local[:, :, -1], num_chunks, CARRY_BLOCK
     )
@@ -189,7 +194,7 @@ def _chunked_scan(features, log_a, log_gamma, positive, initial_state, chunk_siz
     )
 
     def to_time(x):
-        x = ops.reshape(x, (batch, -1, units))
+        x = ops.reshape(x, (batch, chunks * chunk_size, units))
         if static_length is None or static_length % chunk_size:
             x = x[:, :length]
         return x
@@ -250,11 +255,12 @@ def _blocked_carries(initial_state, n, d, m, g, num_chunks, block):
         `(n^, d^, m)` before each chunk, `[batch, num_chunks, units]` each.
     """
     pad = -num_chunks % block
+    num_blocks = (num_chunks + pad) // block
 
     def to_blocks(x):
         if pad:
             x = ops.pad(x, [(0, 0), (0, pad), (0, 0)])
-        return ops.reshape(x, (ops.shape(x)[0], -1, block, x.shape[-1]))
+        return ops.reshape(x, (ops.shape(x)[0], num_blocks, block, x.shape[-1]))
 
     n, d, m, g = (to_blocks(x) for x in (n, d, m, g))
     prefix = [ops.zeros_like(n[:, :, 0])] * 4  # (n^, d^, m, G): empty
@@ -265,7 +271,7 @@ def _blocked_carries(initial_state, n, d, m, g, num_chunks, block):
             *prefix[:3], n[:, :, i], d[:, :, i], m[:, :, i], g[:, :, i]
         )
         prefix = [*combined, prefix[3] + g[:, :, i]]
-    before = _chunk_carries(initial_state, *prefix, -(-num_chunks // block), block)
+    before = _chunk_carries(initial_state, *prefix, num_blocks, block)
     n_in, d_in, m_in, g_in = (
         ops.stack([p[k] for p in prefixes], axis=2) for k in range(4)
     )
@@ -273,6 +279,8 @@ def _blocked_carries(initial_state, n, d, m, g, num_chunks, block):
         *(ops.expand_dims(c, 2) for c in before), n_in, d_in, m_in, g_in
     )
     return [
-        ops.reshape(c, (ops.shape(c)[0], -1, c.shape[-1]))[:, :num_chunks]
+        ops.reshape(c, (ops.shape(c)[0], num_blocks * block, c.shape[-1]))[
+            :, :num_chunks
+        ]
         for c in carries
     ]
