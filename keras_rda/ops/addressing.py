@@ -125,8 +125,12 @@ def allocation_weights(usage, epsilon=EPSILON):
 
     `phi` sorts the slots by ascending usage (the free list). As in DeepMind's
     `dnc`, usage is first squashed to `[eps, 1]` so that the products stay
-    differentiable. The sort is a stable `argsort` (ties: the lower index
-    first), which, unlike `top_k`, a SavedModel exported from JAX can run.
+    differentiable, and the slots are ordered by their non-usage `1 - u`
+    (DeepMind's `top_k(1 - u)`): where the dtype rounds several tiny usages
+    to one non-usage (float32 after a first write, usages of 1e-6 and below),
+    those slots tie and the lower index comes first, as with `top_k`. The
+    sort is a stable `argsort` of `u - 1` (exactly `-(1 - u)`), which, unlike
+    `top_k`, a SavedModel exported from JAX can run.
 
     Args:
         usage: `[B, N]` in [0, 1].
@@ -138,7 +142,7 @@ def allocation_weights(usage, epsilon=EPSILON):
     usage = epsilon + (1.0 - epsilon) * usage
     num_slots = ops.shape(usage)[-1]
     # The free list phi (indices only; no gradient flows through the sort).
-    free_list = ops.argsort(ops.stop_gradient(usage), axis=-1)
+    free_list = ops.argsort(ops.stop_gradient(usage - 1.0), axis=-1)
     # permutation[b, j, i] = 1 where i = phi_j: sorting and unsorting are
     # products with it (XLA-friendly inside a cond, unlike gathers).
     permutation = ops.one_hot(free_list, num_slots, dtype=usage.dtype)

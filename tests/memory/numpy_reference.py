@@ -29,7 +29,9 @@ def content(memory, key, beta):
 def allocation(usage):
     """Graves et al. 2016: a[phi_j] = (1 - u[phi_j]) prod_{i<j} u[phi_i]."""
     usage = EPS + (1 - EPS) * usage
-    order = np.argsort(usage, kind="stable")
+    # The free list by non-usage, as DeepMind's top_k(1 - usage): ties (in
+    # the array's dtype) to the lower index.
+    order = np.argsort(usage - 1, kind="stable")
     a = np.zeros_like(usage)
     prod = 1.0
     for j in order:

@@ -194,3 +194,43 @@ def test_two_write_heads_allocate_different_slots():
     a = _np(addressing.write_allocation_weights(usage, gates, 2))
     assert np.argmax(a[0, 0]) == 1 and np.argmax(a[0, 1]) == 3
     assert ops.shape(a) == (1, 2, 4)
+
+
+def _deepmind_allocation(usage):
+    """DeepMind's `dnc` `Freeness._allocation`, in float32 like theirs.
+
+    The free list is `top_k(1 - usage)`: slots by descending non-usage, where
+    float32 rounds many tiny usages to the same non-usage and `top_k` puts the
+    lower index first among ties.
+    """
+    usage = np.float32(ref.EPS) + np.float32(1 - ref.EPS) * usage
+    nonusage = np.float32(1) - usage
+    order = np.argsort(-nonusage, axis=-1, kind="stable")
+    sorted_nonusage = np.take_along_axis(nonusage, order, -1)
+    sorted_usage = np.float32(1) - sorted_nonusage
+    shifted = np.concatenate(
+        [np.ones_like(sorted_usage[:, :1]), sorted_usage[:, :-1]], axis=1
+    )
+    sorted_allocation = sorted_nonusage * np.cumprod(shifted, axis=1)
+    allocation = np.empty_like(sorted_allocation)
+    np.put_along_axis(allocation, order, sorted_allocation, -1)
+    return allocation
+
+
+@pytest.mark.parametrize("write_gate", [1.0, 0.7])
+def test_write_heads_at_the_zero_state_allocate_as_deepmind_does(write_gate):
+    # DeepMind's MemoryAccess test case: the zero state, several write heads.
+    # After the first head, the unwritten slots hold usages of 1e-6 and
+    # below, which float32 cannot tell apart in `1 - usage`; the free list
+    # must order them as `top_k(1 - usage)` does (ties: the lower index).
+    usage = np.zeros((2, 6), "float32")
+    gates = np.full((2, 3), write_gate, "float32")
+    got = _np(addressing.write_allocation_weights(usage, gates, 3))
+    want = []
+    for head in range(3):
+        allocation = _deepmind_allocation(usage)
+        want.append(allocation)
+        usage = usage + (1 - usage) * gates[:, head : head + 1] * allocation
+    want = np.stack(want, axis=1)
+    np.testing.assert_array_equal(got.argmax(-1), want.argmax(-1))
+    np.testing.assert_allclose(got, want, atol=1e-6)
