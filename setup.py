@@ -19,6 +19,10 @@ LAB = [
     "matplotlib",
 ]
 TORCH = ["torch>=2.1"]
+# Exporting and running streaming step models (keras_rda.streaming.export):
+# Keras's ONNX export converts with tf2onnx; onnxruntime and the LiteRT
+# interpreter run the artifacts.
+EXPORT = ["onnx", "onnxruntime", "tf2onnx", "ai-edge-litert"]
 # The site: mkdocs with the Material theme (its pymdown-extensions give the
 # changelog page its include of CHANGELOG.md) and the API reference.
 DOCS = [
@@ -54,6 +58,7 @@ setup(
         "lab": LAB,
         "jax": JAX,
         "torch": TORCH,
+        "export": EXPORT,
         "docs": DOCS,
         # Everything `.ci/run` needs: the suite on TensorFlow and JAX, the
         # notebooks executed, the strict docs build and the packaging check.
@@ -63,6 +68,7 @@ setup(
             "ruff",
             *LAB,
             *JAX,
+            *EXPORT,
             "nbclient>=0.7",
             "nbformat>=5",
             "ipykernel>=6",
