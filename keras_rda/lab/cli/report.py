@@ -12,6 +12,7 @@ import pathlib
 import sys
 
 from keras_rda.lab.cli.options import CommandError
+from keras_rda.lab.files import write_atomically
 
 NAME = "report"
 HELP = "rebuild the result tables in README.md and docs/ from results/"
@@ -59,7 +60,7 @@ def run(args):
         if new != text:
             stale.append(path)
             if not args.check:
-                path.write_text(new)
+                write_atomically(path, new)
         if names:
             state = "differs" if new != text else "up to date"
             if new != text and not args.check:

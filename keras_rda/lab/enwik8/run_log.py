@@ -13,6 +13,8 @@ import pathlib
 
 import tensorflow as tf
 
+from keras_rda.lab.files import DamagedFile
+from keras_rda.lab.files import write_atomically
 from keras_rda.lab.runs.summaries import write_scalars
 
 
@@ -38,12 +40,31 @@ class RunLog:
             f.write(json.dumps({"step": step, **values}) + "\n")
 
     def history(self):
-        """The lines of `history.jsonl` written so far, as dicts."""
+        """The lines of `history.jsonl` written so far, as dicts.
+
+        A last line cut short (the process was killed while appending it)
+        is left out.
+
+        Raises:
+            DamagedFile: another line is not JSON.
+        """
         path = self.out_dir / "history.jsonl"
         if not path.exists():
             return []
-        return [json.loads(line) for line in path.read_text().splitlines()]
+        text = path.read_text()
+        lines = text.splitlines()
+        if lines and not text.endswith("\n"):
+            lines.pop()  # cut short by a kill
+        history = []
+        for number, line in enumerate(lines, 1):
+            try:
+                history.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise DamagedFile(
+                    path, f"line {number} is not JSON ({error})"
+                ) from None
+        return history
 
     def results(self, result):
         """Writes `result` (a JSON-serialisable dict) to `results.json`."""
-        (self.out_dir / "results.json").write_text(json.dumps(result, indent=2))
+        write_atomically(self.out_dir / "results.json", json.dumps(result, indent=2))

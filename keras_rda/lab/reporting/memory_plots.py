@@ -15,6 +15,7 @@ memory_plots.plot_memory_weightings(weights, "copy_dnc_uw.png",
 import keras
 import numpy as np
 
+from keras_rda.lab.files import replacing
 from keras_rda.memory import BaseMemoryCell
 from keras_rda.utils import validation
 
@@ -145,7 +146,8 @@ def plot_memory_weightings(weightings, path=None, encoding_steps=None, title=Non
     if title:
         figure.suptitle(title)
     if path is not None:
-        figure.savefig(path, dpi=120, bbox_inches="tight")
+        with replacing(path) as tmp:
+            figure.savefig(tmp, dpi=120, bbox_inches="tight")
         plt.close(figure)
     return figure
 
@@ -201,6 +203,7 @@ def plot_write_schedules(schedules, num_steps, memory_size, path=None):
     axis.set_yticklabels(labels)
     axis.set_xlabel("timestep t (dark: memory written and read)")
     if path is not None:
-        figure.savefig(path, dpi=120, bbox_inches="tight")
+        with replacing(path) as tmp:
+            figure.savefig(tmp, dpi=120, bbox_inches="tight")
         plt.close(figure)
     return figure

@@ -5,6 +5,9 @@ import math
 import pathlib
 import re
 
+from keras_rda.lab.files import read_json
+from keras_rda.lab.files import replacing
+from keras_rda.lab.files import write_atomically
 from keras_rda.lab.reporting import claims
 from keras_rda.lab.reporting.benchmark_tables import benchmark_markdown
 from keras_rda.lab.reporting.records import json_safe
@@ -167,11 +170,10 @@ def record(results, task, scale=None, command=None):
 
 
 def write_json(path, data):
-    """Writes `data` as indented JSON (NaN written as null)."""
+    """Writes `data` as indented JSON (NaN written as null), atomically."""
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(json_safe(data), indent=2) + "\n")
-    return path
+    return write_atomically(path, json.dumps(json_safe(data), indent=2) + "\n")
 
 
 def write_table_record(path, table, command, append=False, **lists):
@@ -193,7 +195,7 @@ def write_table_record(path, table, command, append=False, **lists):
     from keras_rda.lab.reporting import provenance
 
     path = pathlib.Path(path)
-    old = json.loads(path.read_text()) if append and path.is_file() else {}
+    old = read_json(path) if append and path.is_file() else {}
     record = {**old, **table, **provenance.provenance()}
     record["commands"] = old.get("commands", []) + [command]
     record["command"] = " && ".join(record["commands"])
@@ -233,7 +235,7 @@ def add_enwik8_run(path, run):
     from keras_rda.lab.reporting import provenance
 
     path = pathlib.Path(path)
-    data = json.loads(path.read_text()) if path.is_file() else {}
+    data = read_json(path) if path.is_file() else {}
     history = _merged_history(run["history"])
     speeds = [h["train/chars_per_sec"] for h in history if "train/chars_per_sec" in h]
     run = {
@@ -334,7 +336,8 @@ def plot_curves(data, path, title=None):
     fig.tight_layout()
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    with replacing(path) as tmp:
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
     return path
 
@@ -415,7 +418,7 @@ def load_record(results_dir, name):
     path = pathlib.Path(results_dir) / f"{name}.json"
     if not path.is_file():
         raise FileNotFoundError(f"no record {path} (named by a report marker)")
-    return json.loads(path.read_text())
+    return read_json(path)
 
 
 def rebuild_tables(text, results_dir):
