@@ -12,16 +12,46 @@ last 3 kept) holds:
 
 `out_dir/config.json` records what the checkpoint was written for (model,
 sizes, batch, bptt, data length); resuming a different run in the same
-directory is refused, since its weights and state would not fit.
-TensorFlow only (`tf.train.Checkpoint`).
+directory is refused, since its weights and state would not fit. A
+checkpoint that cannot be restored (a file cut short or deleted, a
+damaged `config.json` or `checkpoint` index) raises
+`keras_rda.lab.files.DamagedFile` naming it; `discard` removes a run's
+files, for `keras-rda enwik8 --restart`. TensorFlow only
+(`tf.train.Checkpoint`).
 """
 
 import json
 import pathlib
+import shutil
 
 import tensorflow as tf
 
 from keras_rda.lab.enwik8 import replica_rows
+from keras_rda.lab.files import DamagedFile
+from keras_rda.lab.files import make_folder
+from keras_rda.lab.files import read_json
+from keras_rda.lab.files import write_atomically
+
+# What an enwik8 run writes in its output folder (see `discard`).
+RUN_FILES = (
+    "checkpoints",
+    "tensorboard",
+    "config.json",
+    "history.jsonl",
+    "results.json",
+)
+
+
+def discard(out_dir):
+    """Removes the files of the enwik8 run in `out_dir` (its checkpoints,
+    configuration, logs and results), so that a run there starts over."""
+    out_dir = pathlib.Path(out_dir)
+    for name in RUN_FILES:
+        path = out_dir / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
 
 
 class TrainingCheckpoint:
@@ -49,6 +79,7 @@ class TrainingCheckpoint:
 
     Raises:
         ValueError: if `out_dir` holds a checkpoint of another `run_config`.
+        DamagedFile: if the checkpoint there cannot be restored.
     """
 
     def __init__(
@@ -79,8 +110,7 @@ class TrainingCheckpoint:
         self._check_run_config(run_config)
         self.restored_from = None
         if self.manager.latest_checkpoint:
-            self._checkpoint.restore(self.manager.latest_checkpoint).assert_consumed()
-            self.restored_from = self.manager.latest_checkpoint
+            self._restore(self.manager.latest_checkpoint)
 
     def save(self, states=None):
         """Writes a checkpoint numbered by `step`.
@@ -106,12 +136,40 @@ class TrainingCheckpoint:
             self.batch_size,
         )
 
+    def _restore(self, prefix):
+        """Restores checkpoint `prefix`; `DamagedFile` if it cannot be."""
+        try:
+            self._checkpoint.restore(prefix).assert_consumed()
+        # What TensorFlow raises for a file cut short or missing varies
+        # (DataLossError, NotFoundError, "Read less bytes than requested").
+        except (
+            tf.errors.OpError,
+            OSError,
+            ValueError,
+            AssertionError,
+            IndexError,
+            KeyError,
+        ) as error:
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise DamagedFile(
+                prefix, f"the checkpoint cannot be restored ({first})"
+            ) from None
+        self.restored_from = prefix
+
     def _check_run_config(self, run_config):
-        """Refuses to resume a checkpoint written by a different setup."""
-        self.out_dir.mkdir(parents=True, exist_ok=True)
+        """Refuses to resume a checkpoint written by a different setup, or
+        one that cannot be told apart from one (its `config.json` or its
+        `checkpoint` index damaged)."""
+        make_folder(self.out_dir)
         path = self.out_dir / "config.json"
-        if path.exists() and self.manager.latest_checkpoint:
-            saved = json.loads(path.read_text())
+        checkpoints = pathlib.Path(self.manager.directory)
+        if not self.manager.latest_checkpoint and any(checkpoints.glob("ckpt-*")):
+            raise DamagedFile(
+                checkpoints / "checkpoint",
+                "it names no checkpoint, but checkpoint files are beside it",
+            )
+        if self.manager.latest_checkpoint:
+            saved = read_json(path)
             diff = {
                 k: (saved.get(k), v) for k, v in run_config.items() if saved.get(k) != v
             }
@@ -120,4 +178,4 @@ class TrainingCheckpoint:
                     f"{self.out_dir} holds a checkpoint of a different run "
                     f"(saved vs now: {diff}); use another --out directory."
                 )
-        path.write_text(json.dumps(run_config, indent=2))
+        write_atomically(path, json.dumps(run_config, indent=2))

@@ -1,41 +1,52 @@
-"""Checkpoints of one run: atomic writes, the resume decision, the saver.
+"""Checkpoints of one run: the resume decision, the saver, damaged files.
 
 `RunCheckpoint` owns a run's checkpoint directory (its layout is in the
 class docstring); `open_checkpoint` claims one for a run, refusing a
 directory of another run or of a longer one; `make_checkpoint_callback`
 saves after every evaluation. A killed run loses at most one evaluation
 interval, and a resumed run sees the batches an uninterrupted one would.
+Every file is written atomically (`keras_rda.lab.files`); one that is
+damaged all the same (cut short by a full disk or a copy, deleted, edited)
+raises `keras_rda.lab.files.DamagedFile` naming it, and the run does not
+guess: `keras-rda` says to rerun with `--restart`.
 """
 
 import json
-import os
-import pathlib
 import shutil
 
+from keras_rda.lab.files import DamagedFile
+from keras_rda.lab.files import make_folder
+from keras_rda.lab.files import read_json
+from keras_rda.lab.files import replacing
+from keras_rda.lab.files import write_atomically
 from keras_rda.utils import validation
+
+# What `latest.json` holds at least (see `RunCheckpoint`), and the
+# `result.json` of a run of `run_loop.train` (a `RunResult` dict).
+LATEST_KEYS = ("epoch", "weights")
+RESULT_KEYS = ("steps", "settings", "curve", "steps_to_threshold", "diverged")
 
 
 class CheckpointMismatch(ValueError):
     """A checkpoint directory holds another run than the one asked for."""
 
 
-def write_atomically(path, text):
-    """Writes `text` to `path` through a temporary file and `os.replace`.
-
-    Args:
-        path: a `pathlib.Path`.
-        text: the file's new contents.
-    """
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def load_weights(model, path):
-    """`model.load_weights(path)`, the optimizer's variables included."""
+    """`model.load_weights(path)`, the optimizer's variables included.
+
+    Raises:
+        DamagedFile: `path` is missing, or not a weights file of this model
+            (e.g. cut short).
+    """
+    if not path.is_file():
+        raise DamagedFile(path, "it is missing")
     if model.optimizer is not None and not model.optimizer.built:
         model.optimizer.build(model.trainable_variables)
-    model.load_weights(path)
+    try:
+        model.load_weights(path)
+    except (OSError, ValueError, KeyError) as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise DamagedFile(path, f"its weights cannot be loaded ({first})") from None
 
 
 class RunCheckpoint:
@@ -57,6 +68,12 @@ class RunCheckpoint:
     - `result.json` and `final.weights.h5`: the finished run. A rerun
       returns it without training.
 
+    Weights files that `latest.json` does not name are left over from a
+    kill between two writes, and are ignored. A damaged or missing file the
+    run needs (`run.json` beside checkpoints, `latest.json` beside a later
+    checkpoint than the first, the weights it names, `result.json` beside
+    `final.weights.h5`) raises `DamagedFile`.
+
     The data stream's position is the epoch: a resumed run skips
     `epoch * eval_every` batches of the same seeded stream, so it sees the
     batches an uninterrupted run would.
@@ -65,19 +82,22 @@ class RunCheckpoint:
         directory: the run's checkpoint directory (created if missing).
         fingerprint: what the run is (JSON-serialisable), stored in
             `run.json` on first use and compared on every later one.
+        result_keys: what `result.json` must hold (else it is damaged).
 
     Raises:
         CheckpointMismatch: `directory` holds a run with another
             fingerprint.
+        DamagedFile: `run.json` is damaged, or missing beside checkpoints.
+        keras_rda.lab.files.FolderUnusable: `directory` cannot be made.
     """
 
-    def __init__(self, directory, fingerprint):
-        self.directory = pathlib.Path(directory)
+    def __init__(self, directory, fingerprint, result_keys=()):
+        self.directory = make_folder(directory)
         self.fingerprint = fingerprint
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.result_keys = tuple(result_keys)
         run_file = self.directory / "run.json"
-        if run_file.exists():
-            stored = _without_steps(json.loads(run_file.read_text()))
+        if run_file.exists() or self._holds_a_run():
+            stored = _without_steps(read_json(run_file))
             if stored != json.loads(json.dumps(fingerprint)):
                 error = validation.invalid_value(
                     "checkpoint_dir",
@@ -88,15 +108,45 @@ class RunCheckpoint:
         else:
             write_atomically(run_file, json.dumps(fingerprint, indent=2))
 
+    def _holds_a_run(self):
+        """Whether any file of a run is here (so `run.json` must be too)."""
+        names = ("latest.json", "result.json", "final.weights.h5")
+        return any((self.directory / name).exists() for name in names) or any(
+            self.directory.glob("ckpt-*.weights.h5")
+        )
+
     def finished(self):
-        """The finished run's `RunResult` dict, or None."""
+        """The finished run's `RunResult` dict, or None.
+
+        Raises:
+            DamagedFile: `result.json` is damaged, or missing beside the
+                finished run's `final.weights.h5` (with no checkpoint that
+                a kill could have left it beside).
+        """
         path = self.directory / "result.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        if path.exists():
+            return read_json(path, required=self.result_keys)
+        final = self.directory / "final.weights.h5"
+        if final.exists() and not (self.directory / "latest.json").exists():
+            raise DamagedFile(path, f"it is missing beside {final.name}")
+        return None
 
     def latest(self):
-        """The newest checkpoint's state (see the class docstring), or None."""
+        """The newest checkpoint's state (see the class docstring), or None.
+
+        Raises:
+            DamagedFile: `latest.json` is damaged, or missing beside a
+                checkpoint after the first of an unfinished run (only a kill
+                during the first save leaves weights without it).
+        """
         path = self.directory / "latest.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        if path.exists():
+            return read_json(path, required=LATEST_KEYS)
+        if not (self.directory / "result.json").exists():
+            for weights in self.directory.glob("ckpt-*.weights.h5"):
+                if weights.name != "ckpt-1.weights.h5":
+                    raise DamagedFile(path, f"it is missing beside {weights.name}")
+        return None
 
     def trained_steps(self):
         """Steps trained so far: of the finished run, else of the newest
@@ -105,7 +155,8 @@ class RunCheckpoint:
         if finished is not None:
             return int(finished["steps"])
         state = self.latest()
-        return int(state["curve"][-1]["step"]) if state and state["curve"] else 0
+        curve = state.get("curve") if state else None
+        return int(curve[-1]["step"]) if curve else 0
 
     def reopen(self):
         """Turns the finished run back into its last checkpoint.
@@ -119,9 +170,11 @@ class RunCheckpoint:
         result = self.finished()
         epoch = int(result["steps"]) // int(result["settings"]["eval_every"])
         name = f"ckpt-{epoch}.weights.h5"
-        tmp = self.directory / f"tmp-{name}"
-        shutil.copyfile(self.directory / "final.weights.h5", tmp)
-        os.replace(tmp, self.directory / name)
+        final = self.directory / "final.weights.h5"
+        if not final.is_file():
+            raise DamagedFile(final, "it is missing")
+        with replacing(self.directory / name) as tmp:
+            shutil.copyfile(final, tmp)
         state = {
             "curve": result["curve"],
             "steps_to_threshold": result["steps_to_threshold"],
@@ -138,9 +191,8 @@ class RunCheckpoint:
     def save(self, model, epoch, state):
         """Writes the checkpoint after `epoch` intervals, then drops older ones."""
         name = f"ckpt-{epoch}.weights.h5"
-        tmp = self.directory / f"tmp-{name}"
-        model.save_weights(tmp, overwrite=True)
-        os.replace(tmp, self.directory / name)
+        with replacing(self.directory / name) as tmp:
+            model.save_weights(tmp, overwrite=True)
         write_atomically(
             self.directory / "latest.json",
             json.dumps({"epoch": epoch, "weights": name, **state}),
@@ -150,21 +202,28 @@ class RunCheckpoint:
                 old.unlink()
 
     def restore(self, model, state):
-        """Loads the model and optimizer variables of checkpoint `state`."""
+        """Loads the model and optimizer variables of checkpoint `state`.
+
+        Raises:
+            DamagedFile: the weights file it names is missing or damaged.
+        """
         load_weights(model, self.directory / state["weights"])
 
     def finish(self, model, result):
         """Stores the finished run and removes the intermediate checkpoints."""
-        tmp = self.directory / "tmp-final.weights.h5"
-        model.save_weights(tmp, overwrite=True)
-        os.replace(tmp, self.directory / "final.weights.h5")
+        with replacing(self.directory / "final.weights.h5") as tmp:
+            model.save_weights(tmp, overwrite=True)
         write_atomically(self.directory / "result.json", json.dumps(result))
         for old in self.directory.glob("ckpt-*.weights.h5"):
             old.unlink()
         (self.directory / "latest.json").unlink(missing_ok=True)
 
     def load_final(self, model):
-        """Loads the finished run's model and optimizer variables."""
+        """Loads the finished run's model and optimizer variables.
+
+        Raises:
+            DamagedFile: `final.weights.h5` is missing or damaged.
+        """
         load_weights(model, self.directory / "final.weights.h5")
 
     def take_finished(self, model, steps, stop_at_threshold):
@@ -216,7 +275,7 @@ def open_checkpoint(directory, run_fingerprint, steps, asked_steps):
     """
     if directory is None:
         return None
-    checkpoint = RunCheckpoint(directory, run_fingerprint)
+    checkpoint = RunCheckpoint(directory, run_fingerprint, result_keys=RESULT_KEYS)
     trained = checkpoint.trained_steps()
     if trained > steps:
         error = validation.invalid_value(
@@ -231,6 +290,10 @@ def open_checkpoint(directory, run_fingerprint, steps, asked_steps):
 def _without_steps(fingerprint):
     """`fingerprint` without its number of steps (which `run.json` files
     written before runs could be extended still hold)."""
+    if not isinstance(fingerprint, dict) or not isinstance(
+        fingerprint.get("settings"), dict
+    ):
+        return fingerprint
     settings = {k: v for k, v in fingerprint["settings"].items() if k != "steps"}
     return {**fingerprint, "settings": settings}
 

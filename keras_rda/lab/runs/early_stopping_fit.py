@@ -13,10 +13,12 @@ early-stopping state (the best validation loss, its epoch, the epochs since,
 the best weights) is part of the checkpoint.
 """
 
-import os
+import zipfile
 
 import numpy as np
 
+from keras_rda.lab.files import DamagedFile
+from keras_rda.lab.files import replacing
 from keras_rda.lab.runs.checkpoint import RunCheckpoint
 from keras_rda.lab.runs.recording import Clock
 from keras_rda.utils import validation
@@ -219,9 +221,8 @@ def _best_path(checkpoint, epoch):
 
 def _save_weights(weights, path):
     """Writes a list of arrays (`model.get_weights()`) to `path` atomically."""
-    tmp = path.with_name("tmp-" + path.name)
-    np.savez(tmp, *weights)
-    os.replace(tmp, path)
+    with replacing(path) as tmp:
+        np.savez(tmp, *weights)
 
 
 def _drop_best_weights(checkpoint, keep):
@@ -232,6 +233,15 @@ def _drop_best_weights(checkpoint, keep):
 
 
 def _load_weights(path):
-    """The list of arrays `_save_weights` wrote to `path`."""
-    with np.load(path) as stored:
-        return [stored[f"arr_{i}"] for i in range(len(stored.files))]
+    """The list of arrays `_save_weights` wrote to `path`.
+
+    Raises:
+        DamagedFile: `path` is missing or cut short.
+    """
+    try:
+        with np.load(path) as stored:
+            return [stored[f"arr_{i}"] for i in range(len(stored.files))]
+    except FileNotFoundError:
+        raise DamagedFile(path, "it is missing") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise DamagedFile(path, f"its weights cannot be read ({error})") from None
