@@ -35,6 +35,7 @@ Reference:
     Table 7.
 """
 
+import codecs
 import dataclasses
 import hashlib
 import os
@@ -65,6 +66,18 @@ KNOWN_FILES = {
 }
 # enwik8 starts with this MediaWiki XML header; any prefix of it does too.
 _HEADER = b"<mediawiki "
+# A file of another name is taken for a prefix of enwik8 when it starts with
+# the header, its first 10^6 bytes (if it has them) are enwik6's, and it is
+# text as enwik8 is: UTF-8 with no control characters but tab and newline
+# (the real first 10^6 bytes hold none, and not one undecodable byte). A
+# damaged copy (random bytes after the header, a binary file) has about one
+# control byte in 9 and one undecodable byte in 2; the limits leave room for
+# what the rest of enwik8 may hold.
+_MAX_CONTROL_SHARE = 1e-3
+_MAX_UNDECODABLE_SHARE = 1e-3
+_CONTROL_BYTES = np.array(
+    [b for b in range(32) if b not in (9, 10, 13)] + [127], dtype=np.intp
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,8 +139,11 @@ def enwik8(path=None, *, cache_dir=None, split_fractions=SPLIT_FRACTIONS, verify
         cache_dir: download cache directory for `keras.utils.get_file`.
         split_fractions: `(train, valid, test)` fractions summing to 1.
         verify: check the size and published digest of files with a
-            known name (`enwik8`, `enwik6`), and that the bytes start like
-            enwik8.
+            known name (`enwik8`, `enwik6`); check that any other file is
+            a prefix of enwik8 as far as can be told without it: it starts
+            with enwik8's header, with the real first 10^6 bytes when it is
+            that long, and is UTF-8 text without control characters but
+            tab and newline, as enwik8 is.
 
     Returns:
         An `Enwik8` with `uint8` arrays `train`, `valid`, `test`.
@@ -355,6 +371,7 @@ def _verify(data, name, file):
             f"{_HEADER!r}: it is not enwik8 (or a prefix of it)."
         )
     if name not in KNOWN_FILES:
+        _verify_prefix(data, file)
         return
     size, (algorithm, digest) = KNOWN_FILES[name]
     if len(data) != size:
@@ -368,3 +385,41 @@ def _verify(data, name, file):
             f"The {algorithm} of {str(file)!r} is {actual}, expected the "
             f"published {digest}: the file is corrupt."
         )
+
+
+def _verify_prefix(data, file):
+    """Checks that `data`, from a file of no known name, can be a prefix of
+    enwik8: its first 10^6 bytes are enwik6 (when it has that many), and it
+    is text as enwik8 is (see `_MAX_CONTROL_SHARE`)."""
+    size, (algorithm, digest) = KNOWN_FILES["enwik6"]
+    if len(data) >= size and hashlib.new(algorithm, data[:size]).hexdigest() != digest:
+        raise ValueError(
+            f"The first {size:,} bytes of {str(file)!r} are not enwik8's (their "
+            f"{algorithm} is not the published {digest[:8]}...): it is not "
+            "enwik8 or a prefix of it, or it is corrupt."
+        )
+    counts = np.bincount(np.frombuffer(data, np.uint8), minlength=256)
+    control = int(counts[_CONTROL_BYTES].sum())
+    if control > _MAX_CONTROL_SHARE * len(data):
+        raise ValueError(
+            f"{str(file)!r} is not text like enwik8: {control:,} of its "
+            f"{len(data):,} bytes are control characters (enwik8 is UTF-8 XML "
+            "with tabs and newlines only): it is corrupt, or not enwik8."
+        )
+    undecodable = _undecodable_characters(data)
+    if undecodable > _MAX_UNDECODABLE_SHARE * len(data):
+        raise ValueError(
+            f"{str(file)!r} is not text like enwik8: {undecodable:,} of its "
+            f"{len(data):,} bytes are not UTF-8 (enwik8 is UTF-8 XML): it is "
+            "corrupt, or not enwik8."
+        )
+
+
+def _undecodable_characters(data, chunk=1 << 20):
+    """How many replacement characters decoding `data` as UTF-8 gives (one
+    per undecodable sequence, plus any U+FFFD in the text itself)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    count = 0
+    for start in range(0, len(data), chunk):
+        count += decoder.decode(data[start : start + chunk]).count("\ufffd")
+    return count  # not final: a character cut by the end of a prefix is kept
