@@ -14,8 +14,6 @@ RDA/RWA 4: [h, n, d, m], ParallelRDA 3: [n, d, m]); nothing downstream
 depends on it. The softmax is folded into the loss (the model returns logits).
 """
 
-import keras
-
 import keras_rda.lab.zoo  # noqa: F401  (registers the zoo)
 from keras_rda.utils import validation
 
@@ -86,6 +84,8 @@ def build_char_model(
     Reference:
         RDA paper, section 6.1 (model), section 6.5 (task).
     """
+    import keras
+
     rnn = recurrent_layer(model, units, use_cudnn=use_cudnn)
     tokens = keras.Input((None,), dtype="int32", name="tokens")
     state_inputs = [

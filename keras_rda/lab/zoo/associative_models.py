@@ -8,12 +8,6 @@ clipping to [-5, 5] (WeiNet paper, Experiments and appendix). The plain
 "lstm" of the same comparison is registered by the experiments package.
 """
 
-import keras
-
-from keras_rda.cells import FastWeightsCell
-from keras_rda.cells import LayerNormLSTMCell
-from keras_rda.cells import RecurrentHighwayCell
-from keras_rda.cells import WeiNetCell
 from keras_rda.lab.zoo.registry import register_model
 from keras_rda.lab.zoo.rnn_models import sequence_model
 
@@ -25,6 +19,8 @@ SETTINGS = dict(
 
 def sequence_classifier(task, cell, name):
     """`Input -> RNN(cell) -> Dense(task.output_dim)` (per step if needed)."""
+    import keras
+
     layer = keras.layers.RNN(cell, return_sequences=task.per_step, name="rnn")
     return sequence_model(task, layer, name, head_name="readout")
 
@@ -36,6 +32,8 @@ def sequence_classifier(task, cell, name):
 )
 def build_weinet(task, units=50, num_memories=1, update="elementwise", router=False):
     """WeiNet: one learned auto-associative memory (eq. 2, 5-7)."""
+    from keras_rda.cells import WeiNetCell
+
     cell = WeiNetCell(units, num_memories=num_memories, update=update, router=router)
     return sequence_classifier(task, cell, "weinet")
 
@@ -47,6 +45,8 @@ def build_weinet(task, units=50, num_memories=1, update="elementwise", router=Fa
 )
 def build_weinet_row_col(task, units=50, num_memories=1, router=False):
     """WeiNet with the "row and col" memory update of Figure 3."""
+    from keras_rda.cells import WeiNetCell
+
     cell = WeiNetCell(units, num_memories=num_memories, update="row_col", router=router)
     return sequence_classifier(task, cell, "weinet_rc")
 
@@ -58,6 +58,8 @@ def build_weinet_row_col(task, units=50, num_memories=1, router=False):
 )
 def build_fast_weights(task, units=50, inner_steps=1):
     """Fast weights with layer normalisation (FW-LN)."""
+    from keras_rda.cells import FastWeightsCell
+
     cell = FastWeightsCell(units, inner_steps=inner_steps)
     return sequence_classifier(task, cell, "fw_ln")
 
@@ -69,6 +71,8 @@ def build_fast_weights(task, units=50, inner_steps=1):
 )
 def build_lstm_ln(task, units=50):
     """Layer-normalised LSTM."""
+    from keras_rda.cells import LayerNormLSTMCell
+
     return sequence_classifier(task, LayerNormLSTMCell(units), "lstm_ln")
 
 
@@ -79,5 +83,7 @@ def build_lstm_ln(task, units=50):
 )
 def build_rhn(task, units=50, depth=2):
     """Recurrent highway network with coupled gates and layer norm (RHN-LN)."""
+    from keras_rda.cells import RecurrentHighwayCell
+
     cell = RecurrentHighwayCell(units, depth=depth, layer_norm=True)
     return sequence_classifier(task, cell, "rhn")

@@ -21,11 +21,8 @@ at every check from the end of its first epoch to the end of its third, and
 never 100% (docs/papers/ffa.md).
 """
 
-import keras
-
 from keras_rda.lab.zoo.registry import register_model
 from keras_rda.lab.zoo.rnn_models import sequence_input
-from keras_rda.layers import FeedForwardAttention
 
 # Section 2.1: "LReLU(x) = max(x, .01 x)" on every layer, D = 100.
 LEAKY_SLOPE = 0.01
@@ -44,6 +41,10 @@ RECURRENT_SETTINGS = dict(learning_rate=1e-3, batch_size=100, units=PAPER_UNITS)
 
 def _paper_dense(units, name):
     """A Dense layer with the paper's initialisation (N(0, 1/fan_in), b = 0)."""
+    import keras
+
+    from keras_rda.layers import FeedForwardAttention
+
     return keras.layers.Dense(
         units,
         kernel_initializer=FeedForwardAttention.paper_initializer(),
@@ -53,6 +54,8 @@ def _paper_dense(units, name):
 
 
 def _leaky(name):
+    import keras
+
     return keras.layers.LeakyReLU(negative_slope=LEAKY_SLOPE, name=name)
 
 
@@ -79,6 +82,8 @@ def _check_per_sequence(task):
 
 def _feedforward_model(task, pooling, units, name, mask_padding):
     """`h_t = LReLU(W_xh x_t + b_xh)`, pooled over time by `pooling`."""
+    import keras
+
     _check_per_sequence(task)
     inputs, x = sequence_input(task, mask_padding)
     h = _leaky("h_activation")(_paper_dense(units, "h")(x))
@@ -100,6 +105,8 @@ def build_ffattn(task, units=PAPER_UNITS, mask_padding=False):
     `mask_padding=True` masks the zero padding (see the module docstring for
     why the paper's model, and this default, pool over it).
     """
+    from keras_rda.layers import FeedForwardAttention
+
     pooling = FeedForwardAttention(name="attention")
     return _feedforward_model(task, pooling, units, "ffattn", mask_padding)
 
@@ -117,12 +124,18 @@ def build_ffmean(task, units=PAPER_UNITS, mask_padding=False):
 
     `mask_padding` as in `build_ffattn`.
     """
+    import keras
+
     pooling = keras.layers.GlobalAveragePooling1D(name="mean")
     return _feedforward_model(task, pooling, units, "ffmean", mask_padding)
 
 
 def _recurrent_attention_model(task, recurrent_layer, units, name):
     """`recurrent_layer` (with `return_sequences=True`), then attention."""
+    import keras
+
+    from keras_rda.layers import FeedForwardAttention
+
     _check_per_sequence(task)
     inputs, x = sequence_input(task)
     h = recurrent_layer(x)
@@ -152,5 +165,7 @@ def build_rda_attn(task, units=PAPER_UNITS):
 )
 def build_lstm_attn(task, units=PAPER_UNITS):
     """`keras.layers.LSTM(units, return_sequences=True)`, then attention."""
+    import keras
+
     layer = keras.layers.LSTM(units, return_sequences=True, name="lstm")
     return _recurrent_attention_model(task, layer, units, name="lstm_attn")

@@ -33,9 +33,8 @@ classification), as in the DNC; one per step when `task.per_step`, else the
 last step's.
 """
 
-import keras
+import importlib
 
-from keras_rda.cells import LayerNormLSTMCell
 from keras_rda.lab.zoo.registry import register_model
 from keras_rda.utils import validation
 
@@ -47,13 +46,21 @@ CACHE_SIZE = 5
 CONTROLLER_UNITS = 100
 _TRAINING = dict(learning_rate=1e-3, clipvalue=10.0, batch_size=64, units=100)
 
+# Controller name -> (module, cell class); the classes are imported when a
+# model is built, so that registering the zoo imports no backend.
 _CONTROLLERS = {
-    "lstm": lambda units: keras.layers.LSTMCell(units, name="controller"),
-    "gru": lambda units: keras.layers.GRUCell(units, name="controller"),
-    "rnn": lambda units: keras.layers.SimpleRNNCell(units, name="controller"),
+    "lstm": ("keras.layers", "LSTMCell"),
+    "gru": ("keras.layers", "GRUCell"),
+    "rnn": ("keras.layers", "SimpleRNNCell"),
     # The UW authors' code's default controller (see docs/papers/uw.md).
-    "lstm_ln": lambda units: LayerNormLSTMCell(units, name="controller"),
+    "lstm_ln": ("keras_rda.cells", "LayerNormLSTMCell"),
 }
+
+
+def controller_cell(name, units):
+    """The controller cell `name` (a key of `_CONTROLLERS`) of `units` units."""
+    module, cls = _CONTROLLERS[name]
+    return getattr(importlib.import_module(module), cls)(units, name="controller")
 
 
 def governed_length(task, sequence_length=None):
@@ -168,7 +175,7 @@ def memory_model(
                 f"one of {', '.join(_CONTROLLERS)} or a Keras RNN cell, got "
                 f"{controller!r}"
             )
-        controller = _CONTROLLERS[controller](units)
+        controller = controller_cell(controller, units)
     write_schedule = make_schedule(
         schedule,
         task,
@@ -178,6 +185,8 @@ def memory_model(
         cache_size,
         seed,
     )
+    import keras
+
     from keras_rda.memory import DNC
     from keras_rda.memory import NTM
 
@@ -208,7 +217,14 @@ def memory_model(
 
 
 def _entry(name, memory, schedule, description):
-    @register_model(name, description=description, paper=UW_PAPER, **_TRAINING)
+    @register_model(
+        name,
+        description=description,
+        paper=UW_PAPER,
+        passes_to=lambda: memory_model,
+        fixed=("memory", "schedule", "name"),
+        **_TRAINING,
+    )
     def build(task, units=CONTROLLER_UNITS, **kwargs):
         return memory_model(
             task,

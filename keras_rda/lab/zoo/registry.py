@@ -16,6 +16,7 @@ def build_rda(task, units=250):
 """
 
 import dataclasses
+import inspect
 from collections.abc import Callable
 
 from keras_rda.utils import validation
@@ -42,6 +43,13 @@ class ModelSpec:
             settings (other models built around the same unit, such as the
             enwik8 character model, use it so that a name means one unit);
             None for other models.
+        passes_to: for a `build` that passes its other keyword arguments
+            (`**kwargs`) on, a function of no arguments returning what
+            receives them (a layer class, a model function), so that
+            `arguments` can list them without importing it before it is
+            asked; None when `build` names every argument it takes.
+        fixed: the arguments of `passes_to` that `build` sets itself
+            (e.g. `return_sequences`, `name`), which a user cannot pass.
     """
 
     name: str
@@ -53,6 +61,55 @@ class ModelSpec:
     batch_size: int = 100
     units: int | None = None
     layer: Callable | None = None
+    passes_to: Callable | None = None
+    fixed: tuple[str, ...] = ()
+
+    def arguments(self):
+        """The keyword arguments `build` takes besides `task`, sorted.
+
+        Those it passes on (`passes_to`) are included: a layer class's
+        constructor arguments and, for a Keras layer, those of
+        `keras.layers.Layer` (`name`, `dtype`, ...). None when `build`
+        passes arguments on to something unnamed (any is taken).
+        """
+        names, passes_on = keyword_arguments(self.build)
+        names.discard("task")
+        if passes_on:
+            if self.passes_to is None:
+                return None
+            target = self.passes_to()
+            more, target_passes_on = keyword_arguments(target)
+            names |= more - {"task", *self.fixed}
+            if target_passes_on and _is_keras_layer(target):
+                import keras
+
+                names |= keyword_arguments(keras.layers.Layer)[0] - {*self.fixed}
+        return sorted(names)
+
+    def check_arguments(self, kwargs, name="model_args"):
+        """`kwargs` if `build` takes every one of them.
+
+        Args:
+            kwargs: keyword arguments for `build`.
+            name: the argument's name in the message.
+
+        Raises:
+            ValueError: naming the model, the unknown keyword and what
+                `build` takes.
+        """
+        if not kwargs:
+            return kwargs
+        accepted = self.arguments()
+        if accepted is None:
+            return kwargs
+        unknown = sorted(set(kwargs) - set(accepted))
+        if unknown:
+            raise validation.invalid_value(
+                name,
+                f"keyword arguments of zoo model {self.name!r} ({', '.join(accepted)})",
+                ", ".join(f"{key}={kwargs[key]!r}" for key in unknown),
+            )
+        return kwargs
 
     def gradient_clip(self, clipvalue=None, clipnorm=None):
         """The optimiser's clipping arguments: `{"clipvalue": v}`,
@@ -106,10 +163,14 @@ def register_model(
     batch_size=100,
     units=None,
     layer=None,
+    passes_to=None,
+    fixed=(),
 ):
     """Decorator registering `build(task, **overrides)` as zoo model `name`.
 
-    `layer` is the model's recurrent-layer factory (see `ModelSpec.layer`).
+    `layer` is the model's recurrent-layer factory (see `ModelSpec.layer`),
+    `passes_to` what receives `build`'s `**kwargs` (`ModelSpec.passes_to`)
+    and `fixed` what `build` sets of its arguments itself.
     """
 
     def decorator(build):
@@ -125,6 +186,8 @@ def register_model(
             batch_size=batch_size,
             units=units,
             layer=layer,
+            passes_to=passes_to,
+            fixed=tuple(fixed),
         )
         return build
 
@@ -147,3 +210,24 @@ def get_model_spec(name):
             "model", f"one of {', '.join(model_names())}", name
         )
     return _REGISTRY[name]
+
+
+def keyword_arguments(function):
+    """`(names, passes_on)`: the arguments `function` (a class: its
+    constructor) takes by keyword, and whether it takes others (`**kwargs`)."""
+    if isinstance(function, type):  # not `__new__`'s (Keras layers have one)
+        function = function.__init__
+    parameters = inspect.signature(function).parameters.values()
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    names = {p.name for p in parameters if p.kind in kinds} - {"self"}
+    passes_on = any(p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters)
+    return names, passes_on
+
+
+def _is_keras_layer(target):
+    """Whether `target` is a Keras layer class (checked by its bases'
+    names, so that asking imports nothing)."""
+    return isinstance(target, type) and any(
+        base.__module__.startswith("keras.") and base.__name__ == "Layer"
+        for base in target.__mro__
+    )

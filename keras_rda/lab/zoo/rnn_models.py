@@ -11,9 +11,8 @@ except forget/discount gates at 1, Adam with learning rate 1e-3, batches of
 (section 3.1): no gradient clipping, learned initial state s0.
 """
 
-import keras
+import importlib
 
-from keras_rda.lab.zoo.learned_initial_state import LearnedInitialState
 from keras_rda.lab.zoo.registry import register_model
 from keras_rda.utils import validation
 
@@ -22,6 +21,16 @@ RWA_PAPER = "RWA paper (Ostmeyer & Cowell 2017), section 3.1"
 # RDA paper section 6.1 (and the RWA paper's 3.1): Adam at 1e-3, batches of
 # 100, 250 units.
 PAPER_SETTINGS = dict(learning_rate=1e-3, batch_size=100, units=250)
+
+
+def layer_class(module, name):
+    """A function returning class `name` of `module`, imported when called
+    (a zoo entry's `passes_to`: registering the zoo imports no backend)."""
+
+    def load():
+        return getattr(importlib.import_module(module), name)
+
+    return load
 
 
 def rda_layer(units, variant="sigmoid-id", **kwargs):
@@ -51,12 +60,16 @@ def lstm_layer(units, **kwargs):
     Xavier initialization"), where Keras defaults to an orthogonal
     recurrent matrix.
     """
+    import keras
+
     kwargs.setdefault("recurrent_initializer", "glorot_uniform")
     return keras.layers.LSTM(units, unit_forget_bias=True, **kwargs)
 
 
 def gru_layer(units, **kwargs):
     """Keras GRU with Glorot recurrent weights (RDA paper, section 6.1)."""
+    import keras
+
     kwargs.setdefault("recurrent_initializer", "glorot_uniform")
     return keras.layers.GRU(units, **kwargs)
 
@@ -80,6 +93,8 @@ def sequence_input(task, mask_padding=True):
         `(inputs, features)`: the model's input and what the first layer
         reads.
     """
+    import keras
+
     validation.boolean("mask_padding", mask_padding)
     inputs = keras.Input((None, task.input_dim), name="inputs")
     features = inputs
@@ -106,6 +121,10 @@ def sequence_model(
         An uncompiled `keras.Model` mapping `[batch, time, task.input_dim]`
         to `[batch, task.output_dim]` (or `[batch, time, task.output_dim]`).
     """
+    import keras
+
+    from keras_rda.lab.zoo.learned_initial_state import LearnedInitialState
+
     inputs, features = sequence_input(task)
     if learned_initial_states:
         recurrent_layer = LearnedInitialState(
@@ -123,6 +142,8 @@ def sequence_model(
     clipvalue=1.0,
     **PAPER_SETTINGS,
     layer=rda_layer,
+    passes_to=layer_class("keras_rda.layers", "RDA"),
+    fixed=("variant", "return_sequences", "name"),
 )
 def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA).
@@ -140,6 +161,8 @@ def build_rda(task, units=250, learn_initial_state=None, **kwargs):
     clipvalue=1.0,
     **PAPER_SETTINGS,
     layer=rda_exp_tanh_layer,
+    passes_to=layer_class("keras_rda.layers", "RDA"),
+    fixed=("variant", "return_sequences", "name"),
 )
 def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
     """RDA-exp-tanh: exponential attention, tanh output."""
@@ -172,6 +195,8 @@ def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
     clipvalue=None,
     **PAPER_SETTINGS,
     layer=rwa_layer,
+    passes_to=layer_class("keras_rda.layers", "RWA"),
+    fixed=("return_sequences", "name"),
 )
 def build_rwa(task, units=250, **kwargs):
     """RWA: recurrent weighted average, learned initial state, no clipping."""
@@ -188,6 +213,8 @@ def build_rwa(task, units=250, **kwargs):
     clipvalue=1.0,
     **PAPER_SETTINGS,
     layer=lstm_layer,
+    passes_to=layer_class("keras.layers", "LSTM"),
+    fixed=("unit_forget_bias", "return_sequences", "name"),
 )
 def build_lstm(task, units=250, learn_initial_state=False, **kwargs):
     """Keras LSTM, forget-gate bias 1, Glorot recurrent weights.
@@ -211,6 +238,8 @@ def build_lstm(task, units=250, learn_initial_state=False, **kwargs):
     clipvalue=1.0,
     **PAPER_SETTINGS,
     layer=gru_layer,
+    passes_to=layer_class("keras.layers", "GRU"),
+    fixed=("return_sequences", "name"),
 )
 def build_gru(task, units=250, learn_initial_state=False, **kwargs):
     """Keras GRU, Glorot recurrent weights.
@@ -233,6 +262,8 @@ def build_gru(task, units=250, learn_initial_state=False, **kwargs):
     batch_size=100,
     units=250,
     layer=parallel_rda_layer,
+    passes_to=layer_class("keras_rda.layers", "ParallelRDA"),
+    fixed=("return_sequences", "name"),
 )
 def build_parallel_rda(task, units=250, **kwargs):
     """ParallelRDA: the RDA with gates that read only x_t, one layer.
@@ -274,6 +305,8 @@ def matched_parallel_rda_units(units, input_dim, output_dim):
     clipvalue=1.0,
     batch_size=100,
     units=250,
+    passes_to=layer_class("keras_rda.layers", "ParallelRDA"),
+    fixed=("return_sequences", "name"),
 )
 def build_parallel_rda_2(task, units=250, **kwargs):
     """2 stacked ParallelRDA layers, as many weights as `rda` with `units`.
