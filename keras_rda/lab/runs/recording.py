@@ -10,6 +10,7 @@ format helpers (`metric_key`, `json_safe`) live in
 """
 
 import dataclasses
+import math
 import operator
 import time
 
@@ -155,6 +156,53 @@ def make_recorder(
                 self._writer.close()
 
     return CurveRecorder()
+
+
+def make_nonfinite_stop(eval_every, prefix=""):
+    """A Keras callback that stops training at the first non-finite loss.
+
+    After a NaN or infinite training loss no step can recover (Adam's
+    update turns every weight it touches into NaN), so the run stops there:
+    the callback prints one line naming the step and the loss, and the run
+    ends as a run that diverged (its `RunResult.diverged` is True, and the
+    record's table says "diverged"). Keras's own
+    `keras.callbacks.TerminateOnNaN` does the same in a model of one's own,
+    with its own message.
+
+    Args:
+        eval_every: training steps per Keras epoch (to count steps).
+        prefix: what the line starts with (the run's name).
+
+    Returns:
+        The callback; its `stopped_at` is the step it stopped at, or None.
+    """
+    import keras
+
+    class StopOnNonFiniteLoss(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.stopped_at = None
+            self._epoch = 0
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self._epoch = epoch
+
+        def on_train_batch_end(self, batch, logs=None):
+            loss = (logs or {}).get("loss")
+            if loss is None or self.stopped_at is not None:
+                return
+            loss = float(loss)
+            if not math.isfinite(loss):
+                self.stopped_at = self._epoch * eval_every + batch + 1
+                self.model.stop_training = True
+                print(
+                    f"{prefix}stopped at step {self.stopped_at}: the training "
+                    f"loss is {loss}, not finite, so no later step can "
+                    "recover; the run is recorded as diverged",
+                    flush=True,
+                )
+
+    return StopOnNonFiniteLoss()
 
 
 class Clock:

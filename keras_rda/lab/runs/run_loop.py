@@ -21,6 +21,7 @@ from keras_rda.lab.runs.checkpoint import make_checkpoint_callback
 from keras_rda.lab.runs.checkpoint import open_checkpoint
 from keras_rda.lab.runs.recording import Clock
 from keras_rda.lab.runs.recording import RunResult
+from keras_rda.lab.runs.recording import make_nonfinite_stop
 from keras_rda.lab.runs.recording import make_recorder
 from keras_rda.lab.runs.recording import run_result
 from keras_rda.lab.strategies import make_strategy
@@ -270,7 +271,11 @@ def train(
         prefix=f"{model_name} (seed {seed}) ",
     )
     initial_epoch, clock = _resume(checkpoint, model, recorder, eval_every, verbose)
-    callbacks = [recorder, keras.callbacks.TerminateOnNaN()]
+    # A NaN or infinite loss stops the run (one line; recorded as diverged).
+    nonfinite_stop = make_nonfinite_stop(
+        eval_every, prefix=f"{model_name} (seed {seed}) "
+    )
+    callbacks = [recorder, nonfinite_stop]
     if checkpoint is not None:
         callbacks.append(make_checkpoint_callback(checkpoint, recorder, clock))
     _fit(model, task, settings, callbacks, initial_epoch, verbose)
