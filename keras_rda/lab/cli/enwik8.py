@@ -4,19 +4,20 @@
                      [--steps N] [--strategy default|mirrored|tpu] [--out DIR]
 
 Rerunning the same command after an interruption (Ctrl-C, SIGTERM, a
-preempted VM) resumes from the checkpoint in `--out`. The loop always
+preempted VM) resumes from the checkpoint in `--out`; `--restart` discards
+it and starts over. One run at a time writes in an `--out`. The loop always
 compiles with XLA, so there is no `--jit`. Old spellings still accepted:
 `--preset` (now `--scale`), `--bptt` (now `--seq-len`), `--quiet` (now
 `--verbose 0`). Also runnable as `python -m keras_rda.lab.enwik8 ...`.
 """
 
 import argparse
-import json
 import pathlib
 import shlex
 
 from keras_rda.lab.cli.options import EXIT_INTERRUPTED
 from keras_rda.lab.cli.options import CommandError
+from keras_rda.lab.cli.options import checked
 from keras_rda.lab.cli.options import common_options
 from keras_rda.lab.cli.options import deprecated_alias
 from keras_rda.lab.cli.options import positive
@@ -25,6 +26,12 @@ from keras_rda.lab.cli.options import strategy_from
 from keras_rda.lab.enwik8.char_model import MODELS
 from keras_rda.lab.enwik8.presets import DEFAULT_PRESET
 from keras_rda.lab.enwik8.presets import PRESETS
+from keras_rda.lab.files import DamagedFile
+from keras_rda.lab.files import FolderInUse
+from keras_rda.lab.files import FolderLock
+from keras_rda.lab.files import FolderUnusable
+from keras_rda.lab.files import read_json
+from keras_rda.utils import validation
 
 NAME = "enwik8"
 HELP = "character-level enwik8 with the XLA truncated-BPTT loop"
@@ -98,6 +105,12 @@ def configure(parser):
         "(one record per scale, one run per model, a rerun replaces its "
         "model's run); the repository's records live in results/",
     )
+    parser.add_argument(
+        "--restart",
+        action="store_true",
+        help="discard the run in --out (checkpoints, logs, results) and start "
+        "over (default: resume it)",
+    )
     deprecated_alias(parser, "--preset", "scale", "--scale", choices=SCALES)
     deprecated_alias(parser, "--bptt", "seq_len", "--seq-len", type=int)
     deprecated_alias(parser, "--quiet", "verbose", "--verbose 0", const=0)
@@ -105,11 +118,28 @@ def configure(parser):
 
 
 def run(args):
-    """Runs the enwik8 command; returns the process exit code."""
-    _check_backend()
+    """Runs the enwik8 command; returns the process exit code.
+
+    The flags and the data are checked before the backend is imported.
+    """
     preset = _preset(args)
+    checked(validation.non_negative_int, "--seed", args.seed)
     out = args.out or f"runs/enwik8-{args.model}-{args.scale}"
     data = _load(args.data)
+    _check_backend()
+    try:
+        with FolderLock(out, owner=_command(args)):
+            return _run_locked(args, data, preset, out)
+    except (FolderInUse, FolderUnusable) as error:
+        raise CommandError(f"--out: {error}") from None
+
+
+def _run_locked(args, data, preset, out):
+    """The run, once it holds `out`'s lock; returns the exit code."""
+    if args.restart:
+        from keras_rda.lab.enwik8.checkpointing import discard
+
+        discard(out)
     strategy = strategy_from(args)
     # The trainer's verbose 2 is a progress bar drawn once, at the end.
     verbose = resolve_verbose(args.verbose)
@@ -124,7 +154,14 @@ def run(args):
         f"test BPC {result['test_bpc']:.4f} after {result['step']} steps"
     )
     if args.results_dir:
-        print(f"record: {_add_to_record(args, data, out, trainer)}")
+        try:
+            record = _add_to_record(args, data, out, trainer)
+        except DamagedFile as error:
+            raise CommandError(
+                f"{error}; repair or remove it, then rerun the same command to "
+                f"add the finished run in {out} to it"
+            ) from None
+        print(f"record: {record}")
     return 0
 
 
@@ -152,6 +189,12 @@ def _preset(args):
         "checkpoint_every",
     ):
         positive(f"--{flag.replace('_', '-')}", getattr(args, flag))
+    checked(
+        validation.positive_number,
+        "--learning-rate",
+        args.learning_rate,
+        allow_none=True,
+    )
     return get_preset(
         args.scale,
         steps=args.steps,
@@ -186,8 +229,8 @@ def _plan(args, data, preset, strategy, out):
 
 
 def _trainer(args, data, out, preset, strategy, verbose):
-    """The `Enwik8Trainer`; a checkpoint of another run in `out` is a
-    one-line error."""
+    """The `Enwik8Trainer`; a checkpoint of another run in `out`, or one
+    that is damaged, is a one-line error."""
     from keras_rda.lab.enwik8.enwik8_trainer import Enwik8Trainer
 
     try:
@@ -200,8 +243,17 @@ def _trainer(args, data, out, preset, strategy, verbose):
             seed=args.seed,
             verbose=verbose,
         )
+    except DamagedFile as error:
+        raise CommandError(
+            f"{error}; rerun with --restart to discard the run in {out} and start over"
+        ) from None
     except ValueError as error:
         raise CommandError(str(error)) from None
+
+
+def _command(args):
+    """The command line as typed (for the lock file and the record)."""
+    return "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
 
 
 def _add_to_record(args, data, out, trainer):
@@ -209,12 +261,12 @@ def _add_to_record(args, data, out, trainer):
     the record's path."""
     from keras_rda.lab.reporting import report
 
-    command = "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
+    command = _command(args)
     return report.add_enwik8_run(
         pathlib.Path(args.results_dir) / f"enwik8-{args.scale}.json",
         {
             # The trainer's `results.json`: the result, model and preset.
-            **json.loads((pathlib.Path(out) / "results.json").read_text()),
+            **read_json(pathlib.Path(out) / "results.json"),
             "command": command,
             "seed": args.seed,
             "data": pathlib.Path(data.path).name,

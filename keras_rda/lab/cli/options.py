@@ -173,9 +173,15 @@ def parse_int_list(text, flag):
     return values
 
 
-def positive(flag, value):
-    """`value` if it is None or >= 1, else a `CommandError` naming `flag`."""
+def checked(check, flag, value, **kwargs):
+    """`check(flag, value, **kwargs)`, a check of `keras_rda.utils.validation`,
+    with its `ValueError` as a `CommandError` (one line naming `flag`)."""
     try:
-        return validation.positive_int(flag, value, allow_none=True)
+        return check(flag, value, **kwargs)
     except ValueError as error:
         raise CommandError(str(error)) from None
+
+
+def positive(flag, value):
+    """`value` if it is None or >= 1, else a `CommandError` naming `flag`."""
+    return checked(validation.positive_int, flag, value, allow_none=True)

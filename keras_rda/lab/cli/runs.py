@@ -12,11 +12,13 @@ one-line errors.
 import shlex
 
 from keras_rda.lab.cli.options import CommandError
+from keras_rda.lab.cli.options import checked
 from keras_rda.lab.cli.options import common_options
 from keras_rda.lab.cli.options import parse_int_list
 from keras_rda.lab.cli.options import parse_kv
 from keras_rda.lab.cli.options import positive
 from keras_rda.lab.cli.options import resolve_verbose
+from keras_rda.utils import validation
 
 # `keras_rda.lab.runs.spec.DEFAULT_OUT`; not imported, so that building the
 # parser (`--help`) loads none of the lab.
@@ -159,10 +161,12 @@ def run_models(args, model_names, comparison):
     Returns:
         The exit code, 0.
     """
+    from keras_rda.lab import files
     from keras_rda.lab import runs
 
     try:
         spec = run_spec(args, model_names, comparison)
+        check_model_args(spec)
         runs.run(spec)
     except runs.StrategyUnavailable as error:
         raise CommandError(f"--strategy {args.strategy}: {error}") from None
@@ -170,7 +174,46 @@ def run_models(args, model_names, comparison):
         raise CommandError(str(error)) from None
     except runs.CheckpointMismatch as error:
         raise CommandError(f"{error}; rerun with --restart to discard it") from None
+    except files.DamagedFile as error:
+        raise CommandError(
+            f"{error}; rerun with --restart to discard this run's checkpoints "
+            "and start over"
+        ) from None
+    except files.FolderInUse as error:
+        raise CommandError(f"--out: {error}") from None
+    except files.FolderUnusable as error:
+        raise CommandError(f"{folder_flag(spec, error.folder)}: {error}") from None
     return 0
+
+
+def check_model_args(spec):
+    """`--model-arg`s, checked against every model's builder (so that the
+    error names the flag; the lab checks them again when it runs).
+
+    An unknown model is left to the lab's message.
+    """
+    from keras_rda.lab.zoo import get_model_spec
+    from keras_rda.lab.zoo import model_names
+
+    for name in spec.models:
+        if name in model_names():
+            try:
+                get_model_spec(name).check_arguments(spec.model_args, "--model-arg")
+            except ValueError as error:
+                raise CommandError(str(error)) from None
+
+
+def folder_flag(spec, folder):
+    """The flag that names output folder `folder` (or a folder above it)."""
+    flags = (
+        ("--results-dir", spec.results_dir),
+        ("--tensorboard", spec.tensorboard_dir),
+        ("--out", spec.out),
+    )
+    for flag, path in flags:
+        if path is not None and (folder == path or path in folder.parents):
+            return flag
+    return "--out"
 
 
 def run_spec(args, model_names, comparison):
@@ -192,11 +235,16 @@ def run_spec(args, model_names, comparison):
         models=tuple(model_names),
         scale=args.scale,
         task_params=task_params(args),
-        seeds=parse_int_list(args.seeds, "--seeds") if args.seeds else (args.seed,),
+        seeds=seeds(args),
         **positive_flags(args),
         units=units,
         model_units=model_units,
-        learning_rate=args.learning_rate,
+        learning_rate=checked(
+            validation.positive_number,
+            "--learning-rate",
+            args.learning_rate,
+            allow_none=True,
+        ),
         **clip_flags(args),
         model_args=parse_kv(args.model_arg, "--model-arg"),
         jit_compile=args.jit,
@@ -212,6 +260,16 @@ def run_spec(args, model_names, comparison):
         verbose=resolve_verbose(args.verbose),
         command="keras-rda " + " ".join(shlex.quote(a) for a in args.argv),
     )
+
+
+def seeds(args):
+    """`--seeds`, else `(--seed,)`: distinct integers >= 0 (NumPy's seeds)."""
+    if not args.seeds:
+        return (checked(validation.non_negative_int, "--seed", args.seed),)
+    values = parse_int_list(args.seeds, "--seeds")
+    for value in values:
+        checked(validation.non_negative_int, "--seeds", value)
+    return tuple(values)
 
 
 def task_params(args):
@@ -241,14 +299,13 @@ def positive_flags(args):
 
 
 def clip_flags(args):
-    """`--clipvalue` and `--clipnorm`, checked (a norm replaces the clip)."""
-    if args.clipvalue is not None and args.clipvalue < 0:
-        raise CommandError(
-            f"--clipvalue expects a number >= 0 (0: no clipping); got {args.clipvalue}"
-        )
+    """`--clipvalue` (0: none) and `--clipnorm`, checked to be finite, >= 0
+    and > 0 (a norm replaces the clip)."""
+    checked(
+        validation.non_negative_number, "--clipvalue", args.clipvalue, allow_none=True
+    )
+    checked(validation.positive_number, "--clipnorm", args.clipnorm, allow_none=True)
     if args.clipnorm is not None:
-        if args.clipnorm <= 0:
-            raise CommandError(f"--clipnorm expects a number > 0; got {args.clipnorm}")
         if args.clipvalue:
             raise CommandError(
                 f"--clipnorm {args.clipnorm} replaces the element-wise clip; "

@@ -11,7 +11,6 @@
 """
 
 import dataclasses
-import numbers
 
 from keras_rda.utils import validation
 
@@ -41,23 +40,17 @@ class Preset:
             self._set(name, validation.positive_int(name, getattr(self, name)))
         for name in ("eval_batch_size", "eval_every", "eval_chars"):
             self._set(name, validation.non_negative_int(name, getattr(self, name)))
-        if not (_is_number(self.learning_rate) and self.learning_rate > 0):
-            raise validation.invalid_value(
-                "learning_rate", "a positive number", self.learning_rate
-            )
-        if not (_is_number(self.clipvalue) and self.clipvalue >= 0):
-            raise validation.invalid_value(
-                "clipvalue", "a non-negative number (0: no clipping)", self.clipvalue
-            )
-        self._set("learning_rate", float(self.learning_rate))
-        self._set("clipvalue", float(self.clipvalue))
+        self._set(
+            "learning_rate",
+            validation.positive_number("learning_rate", self.learning_rate),
+        )
+        # 0: no clipping.
+        self._set(
+            "clipvalue", validation.non_negative_number("clipvalue", self.clipvalue)
+        )
 
     def _set(self, name, value):
         object.__setattr__(self, name, value)  # the dataclass is frozen
-
-
-def _is_number(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 PRESETS = {

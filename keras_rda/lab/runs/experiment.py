@@ -5,12 +5,14 @@ Each run (one model, one seed) checkpoints after every evaluation under
 spec runs again, or trains on when it asks for more steps (see
 `keras_rda.lab.runs.checkpoint.RunCheckpoint`). The JSON record goes to
 `RESULTS_DIR/NAME.json` (default: `OUT`), the learning-curve PNG and the
-memory models' heat maps to `OUT`, the results table to stdout.
+memory models' heat maps to `OUT`, the results table to stdout. One run at
+a time writes in an `OUT` (`keras_rda.lab.files.FolderLock`).
 """
 
 import shutil
 
-from keras_rda.lab.reporting import memory_plots
+from keras_rda.lab.files import FolderLock
+from keras_rda.lab.files import make_folder
 from keras_rda.lab.reporting import report
 from keras_rda.lab.runs.run_loop import train
 from keras_rda.lab.runs.spec import RunSpecError
@@ -36,25 +38,37 @@ def run(spec):
         The `RunResult`s, in `spec.runs()` order.
 
     Raises:
-        RunSpecError: an unknown task or model, or task parameters the task
-            refuses; `StrategyUnavailable` (a `RunSpecError`) when the
-            strategy cannot be made. Nothing is written before either.
+        RunSpecError: an unknown task or model, task parameters the task
+            refuses or model arguments a model does not take;
+            `StrategyUnavailable` (a `RunSpecError`) when the strategy
+            cannot be made. Nothing but the output folders is written
+            before either.
+        keras_rda.lab.files.FolderInUse: another run writes in `spec.out`.
+        keras_rda.lab.files.FolderUnusable: an output folder cannot be
+            made.
         CheckpointMismatch: a run's checkpoint directory holds a run with
             other settings, or a longer one.
+        keras_rda.lab.files.DamagedFile: a file of a run's checkpoint is
+            damaged or missing (`restart` discards them).
     """
     task, settings = resolve(spec)
-    strategy = _make_strategy(spec)
-    print(describe(task, settings, spec.scale), flush=True)
-    results = [
-        _train_one(spec, task, settings, strategy, model, seed)
-        for model, seed in spec.runs()
-    ]
-    write_outputs(spec, task, results)
+    with FolderLock(spec.out, owner=spec.command or ""):
+        for folder in (spec.record_path.parent, spec.tensorboard_dir):
+            if folder is not None:
+                make_folder(folder)
+        strategy = _make_strategy(spec)
+        print(describe(task, settings, spec.scale), flush=True)
+        results = [
+            _train_one(spec, task, settings, strategy, model, seed)
+            for model, seed in spec.runs()
+        ]
+        write_outputs(spec, task, results)
     return results
 
 
 def resolve(spec):
-    """The task and training settings of `spec`, its model names checked.
+    """The task and training settings of `spec`, its model names and
+    model arguments checked.
 
     Returns:
         `(task, settings)`: the `Task` and `spec.training_settings()`.
@@ -68,6 +82,8 @@ def resolve(spec):
         settings = spec.training_settings()
         for name in (*spec.models, *settings.get("model_units", {})):
             get_model_spec(name)
+        for name in spec.models:
+            get_model_spec(name).check_arguments(spec.model_args)
     except (TypeError, ValueError) as error:
         raise RunSpecError(str(error)) from None
     return task, settings
@@ -183,6 +199,8 @@ def memory_heatmaps(results, task, out, prefix):
     Returns:
         The paths written.
     """
+    from keras_rda.lab.reporting import memory_plots
+
     paths, seen = [], set()
     for result in results:
         if result.model in seen:

@@ -146,6 +146,9 @@ class RunSpec:
                 validation.positive_int(field, getattr(self, field), allow_none=True)
             for units in (self.model_units or {}).values():
                 validation.positive_int("model_units", units)
+            validation.positive_number(
+                "learning_rate", self.learning_rate, allow_none=True
+            )
             _check_clips(self.clipvalue, self.clipnorm)
             validation.int_in_range("verbose", self.verbose, 0, 2)
             if self.name is not None and not is_plain_name(self.name):
@@ -242,14 +245,11 @@ def _check_models_and_seeds(models, seeds):
 
 
 def _check_clips(clipvalue, clipnorm):
-    """Raises `ValueError` for a negative clip, a clip norm <= 0, or a norm
-    next to a non-zero element-wise clip."""
-    if clipvalue is not None and clipvalue < 0:
-        raise validation.invalid_value(
-            "clipvalue", "a number >= 0 (0: no clipping)", clipvalue
-        )
-    if clipnorm is not None and clipnorm <= 0:
-        raise validation.invalid_value("clipnorm", "a number > 0", clipnorm)
+    """Raises `ValueError` for a negative or non-finite clip (0: none), a
+    clip norm that is not a finite number > 0, or a norm next to a non-zero
+    element-wise clip."""
+    validation.non_negative_number("clipvalue", clipvalue, allow_none=True)
+    validation.positive_number("clipnorm", clipnorm, allow_none=True)
     if clipnorm is not None and clipvalue:
         raise validation.invalid_value(
             "clipnorm", "no element-wise clip beside it (clipvalue 0)", clipnorm

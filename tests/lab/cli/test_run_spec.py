@@ -113,8 +113,11 @@ def test_the_labs_refusals_are_one_line_errors(monkeypatch, capsys, error, messa
     assert capsys.readouterr().err == message
 
 
-def test_a_spec_the_lab_refuses_is_a_one_line_error(handed, capsys):
-    # The flags parse, the spec does not hold: a negative seed.
+def test_a_value_the_spec_refuses_is_a_one_line_error_naming_the_flag(handed, capsys):
+    # The flags parse, the spec would not hold: a negative seed. The command
+    # line checks it first, so that the message names the flag.
     assert main(["compare", "reber", "--seeds", "-1"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "`seeds`" in err and not handed
+    assert err.count("\n") == 1 and "`--seeds`" in err and not handed
+    with pytest.raises(runs.RunSpecError, match="`seeds`, expected a non-negative"):
+        RunSpec("reber", ("gru",), seeds=(-1,))
