@@ -44,6 +44,9 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.10",
     packages=find_packages(include=["keras_rda", "keras_rda.*"]),
+    # The `keras-rda` entry point, outside the package so that the command
+    # line is parsed before `keras_rda/__init__.py` imports Keras.
+    py_modules=["_keras_rda_cli"],
     install_requires=[
         # Keras's default backend; SavedModel export and the enwik8 loop's
         # TensorFlow path use it too.
@@ -79,7 +82,7 @@ setup(
             "wheel",
         ],
     },
-    entry_points={"console_scripts": ["keras-rda=keras_rda.lab.cli:main"]},
+    entry_points={"console_scripts": ["keras-rda=_keras_rda_cli:main"]},
     classifiers=[
         "Programming Language :: Python :: 3",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",
