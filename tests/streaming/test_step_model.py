@@ -191,6 +191,9 @@ def test_return_sequences_false_before_a_recurrent_layer_is_an_error():
         streaming.step_model(model)
 
 
+@pytest.mark.skipif(
+    keras.backend.backend() == "jax", reason="the whole module runs on JAX"
+)
 def test_the_step_model_builds_on_jax():
     code = (
         "import numpy as np, keras, keras_rda\n"
