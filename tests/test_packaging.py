@@ -32,27 +32,35 @@ def _clean_env():
     return env
 
 
+_NOT_SOURCES = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    ".tox",
+    "site",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    "*.pyc",
+)
+
+
+def _not_sources(directory, names):
+    """What the copy of the checkout leaves out: caches, builds, and the
+    command line's default output folder `runs/` at the top only (not the
+    package `keras_rda/lab/runs/`)."""
+    ignored = set(_NOT_SOURCES(directory, names))
+    if pathlib.Path(directory) == REPO and "runs" in names:
+        ignored.add("runs")
+    return ignored
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
     # Built from a copy of the checkout, so that nothing is written into it
     # and two xdist workers never build in the same directory.
     source = tmp_path_factory.mktemp("source") / "keras_rda"
-    shutil.copytree(
-        REPO,
-        source,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".venv",
-            ".tox",
-            "runs",
-            "site",
-            "build",
-            "dist",
-            "*.egg-info",
-            "__pycache__",
-            "*.pyc",
-        ),
-    )
+    shutil.copytree(REPO, source, ignore=_not_sources)
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out)],
