@@ -133,13 +133,30 @@ def test_an_output_folder_that_cannot_be_made(flag, kind, tmp_path, capsys):
 
 @pytest.mark.tensorflow_only
 @pytest.mark.parametrize("kind", ["file", "under-a-file"])
-def test_enwik8_out_that_cannot_be_made(kind, tmp_path, capsys):
+@pytest.mark.parametrize("flag", ["--out", "--results-dir"])
+def test_enwik8_folders_that_cannot_be_made(flag, kind, tmp_path, capsys):
     folder = _unwritable(kind, tmp_path)
     data = enwik8_text(tmp_path / "sample.txt")
-    argv = ["enwik8", "--data", str(data), "--scale", "tiny", "--out", str(folder)]
-    assert main(argv + ["--verbose", "0"]) == 2
+    argv = ["enwik8", "--data", str(data), "--scale", "tiny", "--verbose", "0"]
+    out = ["--out", str(tmp_path / "out")] if flag != "--out" else []
+    assert main([*argv, flag, str(folder), *out]) == 2
     err = one_line_error(capsys)
-    assert "error: --out: cannot write in " in err and str(folder) in err
+    assert f"error: {flag}: cannot write in " in err and str(folder) in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.tensorflow_only
+def test_enwik8_checks_its_record_before_it_trains(tmp_path, capsys):
+    data = enwik8_text(tmp_path / "sample.txt")
+    record = tmp_path / "results" / "enwik8-tiny.json"
+    record.parent.mkdir()
+    record.write_text('{"experiment": "enwik8", "runs": {"gru": {')
+    argv = ["enwik8", "--data", str(data), "--scale", "tiny", "--verbose", "0"]
+    argv += ["--results-dir", str(record.parent), "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    err = one_line_error(capsys)
+    assert f"error: --results-dir: {record} is damaged: " in err
+    assert not (tmp_path / "out").exists()
 
 
 # ----------------------------------------------------------- enwik8 data

@@ -30,6 +30,7 @@ from keras_rda.lab.files import DamagedFile
 from keras_rda.lab.files import FolderInUse
 from keras_rda.lab.files import FolderLock
 from keras_rda.lab.files import FolderUnusable
+from keras_rda.lab.files import make_folder
 from keras_rda.lab.files import read_json
 from keras_rda.utils import validation
 
@@ -127,6 +128,7 @@ def run(args):
     out = args.out or f"runs/enwik8-{args.model}-{args.scale}"
     data = _load(args.data)
     _check_backend()
+    _check_record(args)
     try:
         with FolderLock(out, owner=_command(args)):
             return _run_locked(args, data, preset, out)
@@ -174,6 +176,24 @@ def _check_backend():
             "enwik8 runs on the TensorFlow backend only (KERAS_BACKEND="
             f"{keras.backend.backend()})"
         )
+
+
+def _record_path(args):
+    """`--results-dir`/enwik8-SCALE.json, the record a finished run joins."""
+    return pathlib.Path(args.results_dir) / f"enwik8-{args.scale}.json"
+
+
+def _check_record(args):
+    """Makes `--results-dir` and reads the record there, if any, before
+    training, so that neither fails after it (a one-line error)."""
+    if not args.results_dir:
+        return
+    try:
+        make_folder(args.results_dir)
+        if _record_path(args).exists():
+            read_json(_record_path(args))
+    except (FolderUnusable, DamagedFile) as error:
+        raise CommandError(f"--results-dir: {error}") from None
 
 
 def _preset(args):
@@ -263,7 +283,7 @@ def _add_to_record(args, data, out, trainer):
 
     command = _command(args)
     return report.add_enwik8_run(
-        pathlib.Path(args.results_dir) / f"enwik8-{args.scale}.json",
+        _record_path(args),
         {
             # The trainer's `results.json`: the result, model and preset.
             **read_json(pathlib.Path(out) / "results.json"),
