@@ -70,6 +70,10 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
 
     #: The groups of weights that share a regularizer and a constraint.
     weight_groups = WEIGHT_GROUPS
+    #: Whether `call` reads the weights in the compute dtype under mixed
+    #: precision (Keras's autocasting); a cell that computes in float32
+    #: there sets False and reads them in their own dtype (float32).
+    autocast_weights = True
     config_arguments = ()
 
     def __init__(self, units, dropout=0.0, seed=None, **kwargs):
@@ -131,10 +135,20 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
         names = [f"{group}_regularizer" for group in cls.weight_groups]
         return names + [f"{group}_constraint" for group in cls.weight_groups]
 
+    def step_input_dim(self, input_shape):
+        """The feature size of the step input `[batch, features]` given to
+        `build` (checked by `validation.step_input_dim`). Sets the cell's
+        `input_spec`, so that a later call on another feature size (also
+        inside `keras.layers.RNN`) gets Keras's message naming both sizes."""
+        input_dim = validation.step_input_dim(self, input_shape)
+        self.input_spec = keras.layers.InputSpec(axes={-1: input_dim})
+        return input_dim
+
     def add_cell_weight(self, name, shape, initializer, group):
         """A weight of `group` (one of `weight_groups`), with that group's
         regularizer and constraint, drawn on its own (`independent`: one
-        initializer argument may serve several weights)."""
+        initializer argument may serve several weights), autocast under
+        mixed precision as `autocast_weights` says."""
         validation.one_of("group", group, self.weight_groups)
         return self.add_weight(
             shape=shape,
@@ -142,6 +156,7 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
             initializer=independent(initializer, name),
             regularizer=getattr(self, f"{group}_regularizer"),
             constraint=getattr(self, f"{group}_constraint"),
+            autocast=self.autocast_weights,
         )
 
     def drop_input(self, inputs, training):

@@ -31,8 +31,9 @@ from keras_rda.utils.initializers import independent
 # How the gate weight matrices are drawn (see `BaseRDACell`).
 KERNEL_INIT_SCHEMES = ("paper", "per_block")
 
-# The running sums are kept in these dtypes; any other compute dtype
-# (float16, bfloat16 under mixed precision) accumulates in float32.
+# The unit computes in these dtypes; under any other compute dtype (float16,
+# bfloat16 under mixed precision) it computes in float32 (see `BaseRDACell`,
+# Numerics) and returns outputs in the compute dtype.
 ACCUMULATION_DTYPES = ("float32", "float64")
 
 # The RWA paper's `s0 ~ N(0, sigma^2 = 3)` (section 3.1).
@@ -108,6 +109,15 @@ class BaseRDACell(BaseCell):
     (`read_hidden_state`). So `keras.layers.RNN(cell, stateful=True)
     .reset_state()`, which zeroes the state, returns to `h_0`.
 
+    Numerics: the unit computes in `accumulation_dtype`, the compute dtype
+    or float32 under mixed precision, from the input projection
+    (`project_inputs`) to `h_t`; only `o_t` is in the compute dtype. The
+    weights are read in their own dtype (`autocast_weights = False`), not
+    cast to float16: the gradients of the attention and discount logits sum
+    over every later step and grow with the inputs' scale, and in float16
+    they overflowed (inf or NaN gradients for inputs of 1e4 already at
+    `T = 1`), which Keras's loss scaling can only skip.
+
     Args:
         units: positive int, the size of the average and the output.
         attention_activation: `f_a`, one of
@@ -131,6 +141,9 @@ class BaseRDACell(BaseCell):
     #: `recurrent` and `initial_state` weight groups either.
     gates_read_hidden = True
     weight_groups = ("kernel", "recurrent", "bias", "initial_state")
+    # The unit computes in `accumulation_dtype`: its weights are read in
+    # their own dtype (float32 under mixed precision), not autocast.
+    autocast_weights = False
     #: The config of a cell whose gates read `h_{t-1}` (`RWACell`; `RDACell`
     #: adds its activations). The initializers are made in this order.
     config_arguments = (
@@ -168,9 +181,14 @@ class BaseRDACell(BaseCell):
         self.output_activation = validation.one_of(
             "output_activation", output_activation, attention_average.OUTPUT_ACTIVATIONS
         )
-        self.use_bias = bool(use_bias)
-        self.unit_discount_bias = bool(unit_discount_bias) and self.discount
-        self.learn_initial_state = bool(learn_initial_state)
+        self.use_bias = validation.boolean("use_bias", use_bias)
+        self.unit_discount_bias = (
+            validation.boolean("unit_discount_bias", unit_discount_bias)
+            and self.discount
+        )
+        self.learn_initial_state = validation.boolean(
+            "learn_initial_state", learn_initial_state
+        )
         self.kernel_init_scheme = validation.one_of(
             "kernel_init_scheme", kernel_init_scheme, KERNEL_INIT_SCHEMES
         )
@@ -184,7 +202,8 @@ class BaseRDACell(BaseCell):
 
     @property
     def accumulation_dtype(self):
-        """dtype of the running sums: float32 under mixed precision."""
+        """The dtype the unit computes in, from the input projection to
+        `h_t`: the compute dtype, or float32 under mixed precision."""
         dtype = self.compute_dtype
         return dtype if dtype in ACCUMULATION_DTYPES else "float32"
 
@@ -264,7 +283,7 @@ class BaseRDACell(BaseCell):
         return self.add_cell_weight("bias", (num_blocks * units,), initializer, "bias")
 
     def build(self, input_shape):
-        input_dim = validation.step_input_dim(self, input_shape)
+        input_dim = self.step_input_dim(input_shape)
         k, units = self.num_blocks, self.units
         kernel_init, recurrent_init = self._kernel_initializers(input_dim)
         self.kernel = self.add_cell_weight(
@@ -298,11 +317,12 @@ class BaseRDACell(BaseCell):
                 `[batch, time, input_dim]` (one matmul for all steps).
 
         Returns:
-            `[..., num_blocks * units]`.
+            `[..., num_blocks * units]`, in the accumulation dtype.
         """
-        projected = ops.matmul(inputs, self.kernel)
+        acc = self.accumulation_dtype
+        projected = ops.matmul(ops.cast(inputs, acc), ops.cast(self.kernel, acc))
         if self.use_bias:
-            projected = projected + self.bias
+            projected = projected + ops.cast(self.bias, acc)
         return projected
 
     def gate_terms_of(self, u, gates):
@@ -392,9 +412,10 @@ class BaseRDACell(BaseCell):
             # RDA paper section 5 / RWA paper eq. 7:
             #   u_t = W_u x_t + b_u,  [g, a, gamma] = W [x_t, h_{t-1}] + b.
             hidden, *sums = states
-            hidden = self.read_hidden_state(hidden, sums[1])
+            hidden = self.read_hidden_state(ops.cast(hidden, gates.dtype), sums[1])
             gates = gates + ops.matmul(
-                self.drop_recurrent(hidden, training), self.recurrent_kernel
+                self.drop_recurrent(hidden, training),
+                ops.cast(self.recurrent_kernel, gates.dtype),
             )
         else:
             sums = states

@@ -87,6 +87,12 @@ class FastWeightsCell(BaseCell):
         declared flat and reshaped to `[batch, units, units]` inside `call`.
         `output_size = units`, the output is `h_t`.
 
+    Numerics:
+        A NaN or inf in one sample's input stays in that sample: its
+        outputs from that step on may become non-finite (a saturated gate
+        can absorb an inf), its earlier outputs and the other samples' do
+        not change.
+
     Example:
 
     ```python
@@ -153,7 +159,7 @@ class FastWeightsCell(BaseCell):
         self.output_size = self.units
 
     def build(self, input_shape):
-        input_dim = validation.step_input_dim(self, input_shape)
+        input_dim = self.step_input_dim(input_shape)
         n = self.units
         self.kernel = self.add_cell_weight(
             "kernel", (input_dim, n), self.kernel_initializer, "kernel"

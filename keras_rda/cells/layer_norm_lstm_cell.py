@@ -68,6 +68,12 @@ class LayerNormLSTMCell(BaseCell):
     State:
         `state_size = [units, units]`, `output_size = units`.
 
+    Numerics:
+        A NaN or inf in one sample's input stays in that sample: its
+        outputs from that step on may become non-finite (a saturated gate
+        can absorb an inf), its earlier outputs and the other samples' do
+        not change.
+
     Example:
 
     ```python
@@ -103,14 +109,14 @@ class LayerNormLSTMCell(BaseCell):
         **kwargs,
     ):
         super().__init__(units, **self.base_cell_arguments(locals()), **kwargs)
-        self.unit_forget_bias = bool(unit_forget_bias)
+        self.unit_forget_bias = validation.boolean("unit_forget_bias", unit_forget_bias)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
         self.state_size = [self.units, self.units]
         self.output_size = self.units
 
     def build(self, input_shape):
-        input_dim = validation.step_input_dim(self, input_shape)
+        input_dim = self.step_input_dim(input_shape)
         n = self.units
         self.kernel = self.add_cell_weight(
             "kernel", (input_dim, 4 * n), self.kernel_initializer, "kernel"

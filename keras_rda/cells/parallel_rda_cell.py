@@ -67,13 +67,26 @@ class ParallelRDACell(BaseRDACell):
         the average scaled by `exp(-m)`, and the running maximum `m` of the
         log-weights; the unscaled sums are `n * exp(m)`, `d * exp(m)`.
         `d = 0` means nothing attended yet. No `h_{t-1}`: nothing reads it.
-        `state_size = [units] * 3`. Under mixed precision the sums are
-        accumulated in float32.
+        `state_size = [units] * 3`. Under mixed precision the step computes
+        in float32 (see Numerics).
 
     Weights (the RDA's layout without its `recurrent_kernel`, so that
     weights can be ported):
         `kernel` `[input_dim, 4 * units]` (blocks u, g, a, gamma) and
         `bias` `[4 * units]` (u, g, a, gamma).
+
+    Numerics:
+        Finite inputs give finite outputs for any sequence length (the
+        rescaling above). A NaN or inf in one sample's input stays in that
+        sample: its outputs from that step on become non-finite, its
+        earlier outputs and the other samples' do not change. Under mixed
+        precision the unit computes in float32, from the input projection
+        to `h_t` (its weights are not autocast), and returns `o_t` in the
+        compute dtype, so its gradients stay finite where float16 would
+        overflow (large inputs, long sequences). `keras.layers.RNN` keeps
+        the state in the cell's compute dtype between steps: give the cell
+        `dtype="float32"` there for the same (the `keras_rda.ParallelRDA` layer needs
+        nothing).
 
     Example:
 

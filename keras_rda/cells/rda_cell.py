@@ -120,13 +120,26 @@ class RDACell(BaseRDACell):
         `[h, n, d, m]`, each `[batch, units]`: `h_{t-1}`, the numerator and
         denominator scaled by `exp(-m)`, and the running maximum `m` of the
         log-weights. `state_size = [units] * 4`. Under mixed precision the
-        sums are accumulated in float32.
+        step computes in float32 (see Numerics).
 
     Weights (documented so that weights can be ported):
         `kernel` `[input_dim, 4 * units]` (blocks u, g, a, gamma),
         `recurrent_kernel` `[units, 3 * units]` (blocks g, a, gamma),
         `bias` `[4 * units]` (u, g, a, gamma), and `initial_state` `[units]`
         when learned.
+
+    Numerics:
+        Finite inputs give finite outputs for any sequence length (the
+        rescaling above). A NaN or inf in one sample's input stays in that
+        sample: its outputs from that step on become non-finite, its
+        earlier outputs and the other samples' do not change. Under mixed
+        precision the unit computes in float32, from the input projection
+        to `h_t` (its weights are not autocast), and returns `o_t` in the
+        compute dtype, so its gradients stay finite where float16 would
+        overflow (large inputs, long sequences). `keras.layers.RNN` keeps
+        the state in the cell's compute dtype between steps: give the cell
+        `dtype="float32"` there for the same (the `keras_rda.RDA` layer needs
+        nothing).
 
     Example:
 

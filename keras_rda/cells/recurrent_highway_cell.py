@@ -66,6 +66,12 @@ class RecurrentHighwayCell(BaseCell):
     State:
         `state_size = [units]`, `output_size = units`.
 
+    Numerics:
+        A NaN or inf in one sample's input stays in that sample: its
+        outputs from that step on may become non-finite (a saturated gate
+        can absorb an inf), its earlier outputs and the other samples' do
+        not change.
+
     Example:
 
     ```python
@@ -107,7 +113,7 @@ class RecurrentHighwayCell(BaseCell):
     ):
         super().__init__(units, **self.base_cell_arguments(locals()), **kwargs)
         self.depth = validation.positive_int("depth", depth)
-        self.layer_norm = bool(layer_norm)
+        self.layer_norm = validation.boolean("layer_norm", layer_norm)
         self.transform_bias = validation.in_range(
             "transform_bias",
             transform_bias,
@@ -122,7 +128,7 @@ class RecurrentHighwayCell(BaseCell):
         self.output_size = self.units
 
     def build(self, input_shape):
-        input_dim = validation.step_input_dim(self, input_shape)
+        input_dim = self.step_input_dim(input_shape)
         n, depth = self.units, self.depth
         self.kernel = self.add_cell_weight(
             "kernel", (input_dim, 2 * n), self.kernel_initializer, "kernel"

@@ -74,6 +74,19 @@ class RWACell(BaseRDACell):
         `recurrent_kernel` `[units, 2 * units]` (blocks g, a),
         `bias` `[3 * units]` (u, g, a), `initial_state` `[units]` (`s0`).
 
+    Numerics:
+        Finite inputs give finite outputs for any sequence length (the
+        rescaling above). A NaN or inf in one sample's input stays in that
+        sample: its outputs from that step on become non-finite, its
+        earlier outputs and the other samples' do not change. Under mixed
+        precision the unit computes in float32, from the input projection
+        to `h_t` (its weights are not autocast), and returns `o_t` in the
+        compute dtype, so its gradients stay finite where float16 would
+        overflow (large inputs, long sequences). `keras.layers.RNN` keeps
+        the state in the cell's compute dtype between steps: give the cell
+        `dtype="float32"` there for the same (the `keras_rda.RWA` layer needs
+        nothing).
+
     Example:
 
     ```python

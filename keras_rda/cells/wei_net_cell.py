@@ -169,6 +169,12 @@ class WeiNetCell(BaseCell):
         `state_size = [units, units, K * units * units]` (`+ [K]` with the
         router); `output_size = units` (the output is `e_t`).
 
+    Numerics:
+        A NaN or inf in one sample's input stays in that sample: its
+        outputs from that step on may become non-finite (a saturated gate
+        can absorb an inf), its earlier outputs and the other samples' do
+        not change.
+
     Example:
 
     ```python
@@ -244,7 +250,7 @@ class WeiNetCell(BaseCell):
 
     # ----------------------------------------------------------------- build
     def build(self, input_shape):
-        input_dim = validation.step_input_dim(self, input_shape)
+        input_dim = self.step_input_dim(input_shape)
         h, k = self.units, self.num_memories
         self.kernel = self.add_cell_weight(
             "kernel", (input_dim, h), self.kernel_initializer, "kernel"

@@ -82,8 +82,9 @@ class BaseRDALayer(BaseRNN):
         `inner_loop` returns it."""
         cell = self.cell
         acc = cell.accumulation_dtype
-        h0, n0, d0, m0 = initial_state
-        n0, d0, m0 = (ops.cast(s, acc) for s in (n0, d0, m0))
+        # The whole recurrence in the accumulation dtype (float32 under
+        # mixed precision: see `BaseRDACell`, Numerics).
+        h0, n0, d0, m0 = (ops.cast(s, acc) for s in initial_state)
         # A zero (reset) state starts from `h_0` (see `BaseRDACell`).
         initial_state = [cell.read_hidden_state(h0, d0), n0, d0, m0]
         if (

@@ -9,6 +9,10 @@ config is flat, the cell's arguments next to the layer's (`BaseRNN`), so
 """
 
 import keras
+from keras import ops
+from keras import tree
+
+from keras_rda.utils import validation
 
 #: The arguments of the layers' constructors that are `keras.layers.RNN`'s.
 RNN_ARGUMENTS = (
@@ -59,8 +63,25 @@ class BaseRNN(keras.layers.RNN):
 
     `get_config` is the RNN's config without `cell`, with the cell's
     arguments in its place; `from_config` calls the constructor with it.
-    `build` checks for `[batch, time, features]` inputs with known features.
+
+    Bad input gets a `ValueError` naming it before the backend sees it: the
+    boolean arguments of `keras.layers.RNN` must be booleans; `build` checks
+    for `[batch, time, features]` inputs with known features and sets the
+    `input_spec` (a later call on another feature size gets Keras's
+    message); `call` refuses a sequence of no steps (known when tracing) and
+    a mask whose shape is not the inputs' `[batch, time]`, and zeroes the
+    inputs of masked steps, so that a NaN or inf there changes nothing
+    (masked steps are skipped; their inputs are not read). A batch of no
+    samples (known when tracing) gives outputs and states of no samples, as
+    on a batch of one with the sample left out (whatever the cell: Keras's
+    `LSTMCell` controller fails on an empty batch on TensorFlow).
     """
+
+    def __init__(self, cell, **kwargs):
+        for name in RNN_ARGUMENTS:
+            if name in kwargs and name != "activity_regularizer":
+                kwargs[name] = validation.boolean(name, kwargs[name])
+        super().__init__(cell, **kwargs)
 
     def build(self, sequences_shape, initial_state_shape=None):
         sequences_shape = tuple(sequences_shape)
@@ -71,6 +92,50 @@ class BaseRNN(keras.layers.RNN):
                 f"shape {sequences_shape}"
             )
         super().build(sequences_shape, initial_state_shape)
+        self.input_spec = keras.layers.InputSpec(
+            ndim=3, axes={-1: int(sequences_shape[-1])}
+        )
+
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        validation.sequence_steps(sequences)
+        step_mask = mask[0] if isinstance(mask, (list, tuple)) else mask
+        if step_mask is not None:
+            validation.sequence_mask(step_mask, sequences)
+            # A masked step's input never reaches the outputs, states or
+            # gradients, even where it is NaN or inf (0 * NaN is NaN).
+            sequences = ops.where(
+                ops.expand_dims(ops.cast(step_mask, "bool"), -1),
+                sequences,
+                ops.zeros_like(sequences),
+            )
+        if sequences.shape[0] == 0 and not self.stateful:
+            return self._call_on_no_samples(sequences, initial_state, mask, training)
+        return super().call(
+            sequences, initial_state=initial_state, mask=mask, training=training
+        )
+
+    def _call_on_no_samples(self, sequences, initial_state, mask, training):
+        """`call` on a batch of no samples: the call on one zero sample
+        (a real step where there is a mask), of which every output and
+        state keeps no sample."""
+
+        def add_sample(x, value=0):
+            padding = [(0, 1)] + [(0, 0)] * (len(x.shape) - 1)
+            return ops.pad(x, padding, constant_values=value)
+
+        if initial_state is not None:
+            initial_state = tree.map_structure(add_sample, initial_state)
+        if mask is not None:
+            mask = tree.map_structure(
+                lambda m: ops.cast(add_sample(ops.cast(m, "int32"), 1), "bool"), mask
+            )
+        results = super().call(
+            add_sample(sequences),
+            initial_state=initial_state,
+            mask=mask,
+            training=training,
+        )
+        return tree.map_structure(lambda x: x[:0], results)
 
     def get_config(self):
         config = super().get_config()

@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_rda.utils import validation
 from keras_rda.utils.initializers import independent
 
 
@@ -102,6 +103,13 @@ class FeedForwardAttention(keras.layers.Layer):
         The context `c`, `[batch, features]`, and, when
         `return_attention_scores=True`, also the weights `[batch, time]`.
 
+    Numerics:
+        The softmax is computed in float32 from scores shifted by their
+        maximum over the real steps, so no finite score overflows it. A NaN
+        or inf in one sample's input makes that sample's context (and
+        weights) non-finite, not the other samples'. A masked step's input
+        is not read, so a NaN there changes nothing.
+
     Example:
 
     ```python
@@ -137,19 +145,10 @@ class FeedForwardAttention(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if units is not None and (
-            isinstance(units, bool) or not isinstance(units, int) or units <= 0
-        ):
-            raise ValueError(
-                "Received an invalid value for argument `units`, expected a "
-                f"positive integer or None, got {units!r}"
-            )
-        if not isinstance(return_attention_scores, bool):
-            raise ValueError(
-                "Received an invalid value for argument "
-                "`return_attention_scores`, expected a bool, got "
-                f"{return_attention_scores!r}"
-            )
+        units = validation.positive_int("units", units, allow_none=True)
+        return_attention_scores = validation.boolean(
+            "return_attention_scores", return_attention_scores
+        )
         try:
             self.score_activation = keras.activations.get(score_activation)
         except (ValueError, TypeError):
@@ -160,7 +159,7 @@ class FeedForwardAttention(keras.layers.Layer):
             ) from None
         self.units = units
         self.return_attention_scores = return_attention_scores
-        self.use_bias = use_bias
+        self.use_bias = validation.boolean("use_bias", use_bias)
         self.kernel_initializer = keras.initializers.get(
             kernel_initializer or paper_initializer()
         )
@@ -185,6 +184,8 @@ class FeedForwardAttention(keras.layers.Layer):
                 "known last dimension (features), got shape "
                 f"{tuple(input_shape)}"
             )
+        # A later call on another feature size gets Keras's own message.
+        self.input_spec = keras.layers.InputSpec(ndim=3, axes={-1: int(features)})
         hidden = self.units or 1
         self.kernel = self.add_weight(
             name="kernel",
@@ -224,6 +225,14 @@ class FeedForwardAttention(keras.layers.Layer):
         return ops.squeeze(hidden, axis=-1)
 
     def call(self, inputs, mask=None):
+        if mask is not None:
+            validation.sequence_mask(mask, inputs)
+            # A masked step gets weight 0, and its input is not read: a NaN
+            # or inf there would make `0 * NaN` in the weighted sum.
+            mask = ops.cast(mask, "bool")
+            inputs = ops.where(
+                ops.expand_dims(mask, -1), inputs, ops.zeros_like(inputs)
+            )
         scores = ops.cast(self.scores(inputs), "float32")
         weights = ops.cast(masked_softmax(scores, mask), inputs.dtype)
         context = ops.einsum("bt,btf->bf", weights, inputs)

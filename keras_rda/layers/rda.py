@@ -76,6 +76,17 @@ class RDA(BaseRDALayer):
             state unchanged and repeat the previous output.
         training: whether dropout is applied.
 
+    Numerics:
+        Finite inputs give finite outputs for any sequence length. A NaN or
+        inf in one sample's input stays in that sample: its outputs from
+        that step on become non-finite, its earlier outputs and the other
+        samples' do not change. A masked step's input is not read, so a NaN
+        there changes nothing. Under mixed precision the layer computes in
+        float32, from the input projection to the state (the weights are
+        not autocast), and returns outputs in the compute dtype, so its
+        gradients stay finite where float16 would overflow (large inputs,
+        long sequences).
+
     Example:
 
     ```python
