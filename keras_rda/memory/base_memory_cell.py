@@ -215,7 +215,10 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         return sizes
 
     def build(self, input_shape):
-        input_dim = input_shape[-1]
+        input_dim = validation.step_input_dim(self, input_shape)
+        # A later call on another feature size (also inside
+        # `keras.layers.RNN`) gets Keras's message naming both sizes.
+        self.input_spec = keras.layers.InputSpec(axes={-1: input_dim})
         if not self.controller.built:
             self.controller.build((None, input_dim + self._read_size))
         self.interface = keras.layers.Dense(

@@ -84,6 +84,12 @@ class BaseMemoryRNN(BaseRNN):
     initial state (no `initial_state` argument, not stateful); otherwise the
     layer runs the conditional path.
 
+    A call from the initial state checks the write schedule against the
+    input's length (`WriteSchedule.check_length`): the batch's time axis, or
+    the model's declared `keras.Input((T, features))`; a schedule made for
+    another length, or one that would never access memory, raises a
+    `ValueError`.
+
     The layer uses the cell's public interface only: `write_schedule`,
     `memory_size`, `cache_size`, `unpack_states` / `pack_states`, `step`,
     `steps_without_access`, `project` and `get_initial_state`. Subclasses
@@ -103,9 +109,22 @@ class BaseMemoryRNN(BaseRNN):
         # when a traced batch has an unknown time axis (a `tf.data` stream).
         self._declared_length = tuple(sequences_shape)[1]
         super().build(sequences_shape, initial_state_shape)
+        starts_fresh = initial_state_shape is None and not self.stateful
+        if starts_fresh and self._declared_length != 0:
+            # As early as the model is made (see `call`).
+            self.cell.write_schedule.check_length(
+                self._declared_length, self.cell.memory_size
+            )
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
         self._starts_fresh = initial_state is None and not self.stateful
+        validation.sequence_steps(sequences)
+        if self._starts_fresh:
+            # The schedule against the input's length, where known (a call
+            # that goes on from a state counts its steps from there).
+            self.cell.write_schedule.check_length(
+                self._length(sequences), self.cell.memory_size
+            )
         return super().call(
             sequences, initial_state=initial_state, mask=mask, training=training
         )

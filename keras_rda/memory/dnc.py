@@ -68,6 +68,16 @@ class DNC(BaseMemoryRNN):
             (and the step counter) unchanged.
         training: passed to the controller (dropout).
 
+    Numerics:
+        A NaN or inf in one sample's input stays in that sample: its outputs
+        from that step on may become non-finite (a saturated gate can
+        absorb an inf), its earlier outputs and the other samples' do not
+        change. A masked step's input is not read, so a NaN there changes
+        nothing. The memory side runs in float32 under mixed precision.
+        A batch of no samples gives outputs of no samples. The write
+        schedule is checked against the input's length where it is known
+        (see `keras_rda.WriteSchedule`).
+
     Example:
 
     ```python

@@ -79,6 +79,15 @@ class DNCCell(BaseMemoryCell):
         `[batch, R * W]`; with `CachedUniformWriting(L)` the cache
         `[batch, L * H]` (`H` the controller's first state size).
 
+    Numerics:
+        A NaN or inf in one sample's input stays in that sample: its outputs
+        from that step on may become non-finite, its earlier outputs and
+        the other samples' do not change. The memory side runs in float32
+        under mixed precision. Inside `keras.layers.RNN` the cell never
+        sees the sequence length, so its write schedule is not checked
+        against it: the `DNC` layer checks it (see
+        `keras_rda.WriteSchedule`).
+
     Example:
 
     ```python

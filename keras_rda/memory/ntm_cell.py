@@ -83,6 +83,15 @@ class NTMCell(BaseMemoryCell):
     start would keep every slot addressed alike), so `reset_state()` of a
     stateful `keras.layers.RNN` restarts exactly where a fresh one starts.
 
+    Numerics:
+        A NaN or inf in one sample's input stays in that sample: its outputs
+        from that step on may become non-finite, its earlier outputs and
+        the other samples' do not change. The memory side runs in float32
+        under mixed precision. Inside `keras.layers.RNN` the cell never
+        sees the sequence length, so its write schedule is not checked
+        against it: the `NTM` layer checks it (see
+        `keras_rda.WriteSchedule`).
+
     Example:
 
     ```python

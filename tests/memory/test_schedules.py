@@ -309,3 +309,56 @@ def test_schedule_modules_do_not_import_the_registry():
             "keras_rda.memory.schedules.write_schedule",
             "keras_rda.utils",
         }
+
+
+@pytest.mark.parametrize(
+    "schedule, fits, refused",
+    [
+        (RegularWriting(), [1, 50], []),
+        (UniformWriting(interval=4), [4, 5, 50], [1, 3]),
+        (UniformWriting(sequence_length=20), [20], [4, 19, 21, 80]),
+        (UniformWriting(sequence_length=20, encoding_steps=20), [20, 30], [19]),
+        (CachedUniformWriting(5), [5, 50], [4]),
+        (CachedUniformWriting(5, encoding_steps=6), [5, 6, 50], [4]),
+        (RandomWriting(sequence_length=20, seed=0), [20], [19, 21]),
+        (RandomWriting(rate=0.5, encoding_steps=20, seed=0), [20, 30], []),
+    ],
+)
+def test_check_length(schedule, fits, refused):
+    """A schedule fits a length it is made for (its `declared_length`) with
+    at least one access among the steps it governs."""
+    for steps in fits:
+        schedule.check_length(steps, D)
+    for steps in refused:
+        with pytest.raises(ValueError, match=f"got inputs of {steps} steps"):
+            schedule.check_length(steps, D)
+
+
+@pytest.mark.parametrize(
+    "schedule, refused",
+    [
+        (RegularWriting(), False),
+        (UniformWriting(interval=4), False),
+        (UniformWriting(sequence_length=20), True),
+        (UniformWriting(sequence_length=20, encoding_steps=20), False),
+        (CachedUniformWriting(5), False),
+        (RandomWriting(sequence_length=20, seed=0), True),
+        (RandomWriting(sequence_length=20, encoding_steps=20, seed=0), False),
+    ],
+)
+def test_check_length_of_an_unknown_length(schedule, refused):
+    """Only a schedule whose steps depend on the length refuses None."""
+    if not refused:
+        schedule.check_length(None, D)
+        return
+    with pytest.raises(ValueError, match="got a time axis of unknown length"):
+        schedule.check_length(None, D)
+
+
+def test_first_access_step():
+    assert UniformWriting(sequence_length=20).first_access_step(D) == 5
+    assert CachedUniformWriting(7).first_access_step(D) == 7
+    policy = RandomWriting(rate=0.3, sequence_length=30, seed=2).policy(D)
+    assert RandomWriting(rate=0.3, sequence_length=30, seed=2).first_access_step(D) == (
+        int(np.argmax(policy)) + 1
+    )

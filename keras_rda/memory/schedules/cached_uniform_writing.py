@@ -22,6 +22,10 @@ class CachedUniformWriting(WriteSchedule):
     from `h_{t-1}` and `r_t = r_{t-1}` (no memory work). With `L = 1` this is
     regular writing.
 
+    Input length (`WriteSchedule.check_length`): any length of at least
+    `cache_size` steps (the first write); the `DNC` / `NTM` layers raise a
+    `ValueError` on shorter inputs where the length is known when traced.
+
     The cached state is the controller's first state tensor (its hidden
     output `h` for `LSTMCell`, `GRUCell`, `SimpleRNNCell`); for an LSTM the
     cell state `c` is carried on unchanged.
@@ -63,6 +67,12 @@ class CachedUniformWriting(WriteSchedule):
         if self.encoding_steps is not None:
             pattern = pattern & (steps <= self.encoding_steps)
         return pattern
+
+    def first_access_step(self, memory_size):
+        return self.cache_size
+
+    def length_hint(self, num_steps):
+        return f"Give a cache of at most {num_steps} steps, or longer inputs."
 
     def _scheduled(self, step, memory_size):
         return ops.equal(ops.mod(step, self.cache_size), 0)

@@ -21,6 +21,14 @@ class RandomWriting(WriteSchedule):
     also after saving and loading; to average over policies, as the paper does
     over 3, build several schedules with different seeds.
 
+    Input length (`WriteSchedule.check_length`): with `sequence_length`
+    the policy is made for inputs (or, with `encoding_steps`, an encoding
+    part) of exactly that many steps, and the `DNC` / `NTM` layers raise a
+    `ValueError` on any other length, and on a time axis of unknown length
+    unless `encoding_steps` is given; with only `encoding_steps` it takes
+    inputs of any length. A policy with no access step among the steps an
+    input has raises too.
+
     Args:
         rate: optional float in (0, 1], the write probability.
         sequence_length: positive int `T` for `p = (D + 1) / T`.
@@ -83,6 +91,25 @@ class RandomWriting(WriteSchedule):
 
     def validate(self, memory_size):
         self.probability(memory_size)
+
+    @property
+    def declared_length(self):
+        return self.sequence_length
+
+    def first_access_step(self, memory_size):
+        steps = np.flatnonzero(self.policy(memory_size)) + 1
+        return int(steps[0]) if steps.size else None
+
+    def length_hint(self, num_steps):
+        if self.sequence_length is None:
+            return (
+                "Its policy has no access step in that part: give another "
+                "`seed` or a higher `rate`, or longer inputs."
+            )
+        return (
+            f"Make it for this length (sequence_length={num_steps}), or give "
+            "a `rate` and `encoding_steps` instead."
+        )
 
     def policy(self, memory_size):
         """Boolean NumPy array `[P]`, True on the access steps `1..P`."""

@@ -16,6 +16,14 @@ class UniformWriting(WriteSchedule):
     memory size of the cell that uses the schedule (Theorem 3, eq. 8). On the
     other steps the cell does no memory work and holds its read vectors.
 
+    Input length (`WriteSchedule.check_length`): made with `sequence_length`,
+    the schedule takes inputs of exactly that many steps (or, with
+    `encoding_steps`, an encoding part of that many), since its interval is
+    that length's; the `DNC` / `NTM` layers raise a `ValueError` on any
+    other length, and on a time axis of unknown length unless
+    `encoding_steps` is given. Made with `interval`, it takes any length
+    with at least `interval` steps (its first write).
+
     Args:
         interval: positive int, steps between two memory accesses.
         sequence_length: positive int `T`, the length of the part to memorise
@@ -69,6 +77,21 @@ class UniformWriting(WriteSchedule):
 
     def validate(self, memory_size):
         self.interval_for(memory_size)
+
+    @property
+    def declared_length(self):
+        return self.sequence_length
+
+    def first_access_step(self, memory_size):
+        return self.interval_for(memory_size)
+
+    def length_hint(self, num_steps):
+        if self.sequence_length is None:
+            return f"Give an interval of at most {num_steps} steps, or longer inputs."
+        return (
+            f"Make it for this length (sequence_length={num_steps}), or give an "
+            "`interval` instead, which keeps one interval at every length."
+        )
 
     def _scheduled(self, step, memory_size):
         return ops.equal(ops.mod(step, self.interval_for(memory_size)), 0)
