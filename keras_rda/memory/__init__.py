@@ -3,6 +3,7 @@ schedules (`keras_rda.memory.schedules`). The addressing equations they
 share are `keras_rda.ops.addressing`."""
 
 from keras_rda.memory.base_memory_cell import BaseMemoryCell
+from keras_rda.memory.base_memory_rnn import BaseMemoryRNN
 from keras_rda.memory.dnc import DNC
 from keras_rda.memory.dnc_cell import DNCCell
 from keras_rda.memory.ntm import NTM
@@ -20,6 +21,7 @@ __all__ = [
     "DNC",
     "DNCCell",
     "BaseMemoryCell",
+    "BaseMemoryRNN",
     "NTM",
     "NTMCell",
     "RandomWriting",
