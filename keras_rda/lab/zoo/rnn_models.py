@@ -171,12 +171,22 @@ def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
     )
 
 
+def _learns_initial_state(task, learn_initial_state):
+    """`learn_initial_state` as a bool; None means `task.learn_initial_state`.
+
+    Raises:
+        ValueError: `learn_initial_state` is neither None nor a boolean.
+    """
+    if learn_initial_state is None:
+        return bool(task.learn_initial_state)
+    return validation.boolean("learn_initial_state", learn_initial_state)
+
+
 def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
     """`keras_rda.RDA` of the paper's `variant` in the task's model."""
     from keras_rda.layers import RDA
 
-    if learn_initial_state is None:
-        learn_initial_state = task.learn_initial_state
+    learn_initial_state = _learns_initial_state(task, learn_initial_state)
     layer = RDA(
         units,
         variant=variant,
@@ -216,15 +226,15 @@ def build_rwa(task, units=250, **kwargs):
     passes_to=layer_class("keras.layers", "LSTM"),
     fixed=("unit_forget_bias", "return_sequences", "name"),
 )
-def build_lstm(task, units=250, learn_initial_state=False, **kwargs):
+def build_lstm(task, units=250, learn_initial_state=None, **kwargs):
     """Keras LSTM, forget-gate bias 1, Glorot recurrent weights.
 
-    `learn_initial_state=True` trains `[h_0, c_0]` (`LearnedInitialState`),
-    as the RDA paper's Table 2 does for every model. Off by default, unlike
-    the RDA's `task.learn_initial_state`, so that the recorded runs of
-    Keras's LSTM keep their meaning.
+    `learn_initial_state=True` trains `[h_0, c_0]` (`LearnedInitialState`).
+    By default it follows `task.learn_initial_state`, as the RDA's does: the
+    RDA paper lets every model of its classify-length comparison learn its
+    initial state (section 6.3, Table 2); elsewhere Keras's zero state.
     """
-    learn_initial_state = validation.boolean("learn_initial_state", learn_initial_state)
+    learn_initial_state = _learns_initial_state(task, learn_initial_state)
     layer = lstm_layer(units, return_sequences=task.per_step, name="lstm", **kwargs)
     return sequence_model(
         task, layer, "lstm", learned_initial_states=2 * learn_initial_state
@@ -241,12 +251,13 @@ def build_lstm(task, units=250, learn_initial_state=False, **kwargs):
     passes_to=layer_class("keras.layers", "GRU"),
     fixed=("return_sequences", "name"),
 )
-def build_gru(task, units=250, learn_initial_state=False, **kwargs):
+def build_gru(task, units=250, learn_initial_state=None, **kwargs):
     """Keras GRU, Glorot recurrent weights.
 
-    `learn_initial_state=True` trains `h_0`, as for `build_lstm`.
+    `learn_initial_state=True` trains `h_0`; by default it follows
+    `task.learn_initial_state`, as for `build_lstm`.
     """
-    learn_initial_state = validation.boolean("learn_initial_state", learn_initial_state)
+    learn_initial_state = _learns_initial_state(task, learn_initial_state)
     layer = gru_layer(units, return_sequences=task.per_step, name="gru", **kwargs)
     return sequence_model(
         task, layer, "gru", learned_initial_states=int(learn_initial_state)

@@ -85,6 +85,26 @@ def test_rda_learns_initial_state_where_the_paper_did():
         assert not other.get_layer(layer).get_config()["learn_initial_state"]
 
 
+@pytest.mark.parametrize(
+    "name, trained",
+    [("rda", None), ("rda-exp-tanh", None), ("rwa", None), ("lstm", 2), ("gru", 1)],
+)
+def test_every_model_learns_its_initial_state_on_classify_length(name, trained):
+    """RDA paper 6.3: on classify length "All RNN architectures could learn
+    their initial hidden state"; the RWA paper's LSTM starts from zeros."""
+    classify = get_task("classify-length", max_length=5)
+    model = get_model_spec(name).build(classify, units=3)
+    layer = model.layers[2]  # inputs, padding mask, the recurrent layer
+    if trained is None:
+        assert layer.get_config()["learn_initial_state"]
+    else:
+        assert len(layer.states) == trained
+    rwa_task = get_task("classify-by-length", max_length=5)
+    if trained is not None:
+        plain = get_model_spec(name).build(rwa_task, units=3)
+        assert plain.count_params() == model.count_params() - 3 * trained
+
+
 def _numpy_lstm(x, kernel, recurrent, bias, h, c):
     """Keras's LSTM (gates i, f, c, o; sigmoid and tanh) from `h`, `c`."""
     sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
