@@ -101,6 +101,13 @@ def _evaluation_options(group):
         action="store_true",
         help="stop a run once it meets the task's threshold",
     )
+    group.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="also log, per evaluation, the gradient's global norm and the "
+        "RWA/RDA unit's attention logits, discount and running maximum "
+        "(curve keys diag_*; keras_rda.lab.runs.diagnostics)",
+    )
 
 
 def _builder_options(group):
@@ -256,6 +263,7 @@ def run_spec(args, model_names, comparison):
         out=args.out or DEFAULT_OUT,
         results_dir=args.results_dir,
         tensorboard_dir=args.tensorboard,
+        diagnose=args.diagnose,
         restart=args.restart,
         verbose=resolve_verbose(args.verbose),
         command="keras-rda " + " ".join(shlex.quote(a) for a in args.argv),

@@ -129,6 +129,7 @@ def _train_one(spec, task, settings, strategy, model, seed):
         model_kwargs=spec.model_args,
         checkpoint_dir=checkpoint_dir,
         tensorboard_dir=spec.tensorboard_run_dir(model, seed),
+        diagnose=spec.diagnose,
     )
 
 

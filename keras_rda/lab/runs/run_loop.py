@@ -185,6 +185,7 @@ def train(
     model_kwargs=None,
     checkpoint_dir=None,
     tensorboard_dir=None,
+    diagnose=False,
 ):
     """Trains zoo model `model_name` on `task`; returns a `RunResult`.
 
@@ -214,6 +215,9 @@ def train(
             is resumed, and a finished run asked for more `steps` trains on
             from where it ended. None: no checkpoints.
         tensorboard_dir: where to write the curve as TensorBoard scalars.
+        diagnose: also record, per evaluation, the gradient norm and the
+            RWA/RDA unit's internals in the curve (keys `diag_*`, see
+            `keras_rda.lab.runs.diagnostics`).
 
     Returns:
         A `RunResult`.
@@ -276,6 +280,11 @@ def train(
         eval_every, prefix=f"{model_name} (seed {seed}) "
     )
     callbacks = [recorder, nonfinite_stop]
+    if diagnose:
+        from keras_rda.lab.runs.diagnostics import make_diagnostics
+
+        # Before the recorder, which keeps what it adds to the logs.
+        callbacks.insert(0, make_diagnostics(task))
     if checkpoint is not None:
         callbacks.append(make_checkpoint_callback(checkpoint, recorder, clock))
     _fit(model, task, settings, callbacks, initial_epoch, verbose)
@@ -315,7 +324,7 @@ def _fit(model, task, settings, callbacks, initial_epoch, verbose):
     eval_every = settings["eval_every"]
     epochs = settings["steps"] // eval_every
     x_val, y_val, w_val = task.held_out(settings["eval_examples"])
-    recorder = callbacks[0]
+    recorder = next(c for c in callbacks if hasattr(c, "steps_to_threshold"))
     done = settings["stop_at_threshold"] and recorder.steps_to_threshold is not None
     if initial_epoch >= epochs or done:
         return

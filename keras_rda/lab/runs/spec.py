@@ -81,6 +81,8 @@ class RunSpec:
         tensorboard_dir: where each run also writes its curve as
             TensorBoard scalars, in a subdirectory MODEL-seedSEED (None:
             nowhere).
+        diagnose: also log the gradient norm and the RWA/RDA unit's
+            internals in each run's curve (`keras_rda.lab.runs.diagnostics`).
         restart: discard the runs' checkpoints and start over (default:
             resume an interrupted run, return a finished one).
         verbose: 0 quiet, 1 progress bars, 2 one line per evaluation.
@@ -111,6 +113,7 @@ class RunSpec:
     out: pathlib.Path = pathlib.Path(DEFAULT_OUT)
     results_dir: pathlib.Path | None = None
     tensorboard_dir: pathlib.Path | None = None
+    diagnose: bool = False
     restart: bool = False
     verbose: int = 1
     command: str | None = None
