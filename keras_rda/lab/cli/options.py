@@ -102,8 +102,10 @@ def common_options(
         "--strategy",
         choices=STRATEGIES,
         default="default",
-        help="tf.distribute strategy: default (one device), mirrored (all "
-        "local GPUs, else all logical CPUs) or tpu",
+        help="default (one device); TensorFlow: mirrored (all local GPUs, "
+        "else all logical CPUs), multi-worker (the cluster in TF_CONFIG) or "
+        "tpu; JAX: data-parallel (each batch split over all devices). See "
+        "the guide 'Training at scale'",
     )
     group.add_argument(
         "--tpu",
@@ -119,14 +121,17 @@ def common_options(
 
 
 def strategy_from(args):
-    """The `tf.distribute` strategy of `--strategy`/`--tpu`, made once.
+    """The strategy of `--strategy`/`--tpu`, made once.
 
-    A TPU that cannot be reached is a one-line error, not a traceback.
+    A strategy the backend does not run, and a TPU that cannot be reached,
+    are one-line errors, not tracebacks.
     """
     from keras_rda.lab.strategies import make_strategy
 
     try:
         return make_strategy(args.strategy, tpu=args.tpu)
+    except ValueError as error:
+        raise CommandError(f"--strategy {args.strategy}: {error}") from None
     except Exception as error:  # noqa: BLE001  (TPU resolvers raise many kinds)
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise CommandError(

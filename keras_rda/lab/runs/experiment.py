@@ -7,9 +7,17 @@ spec runs again, or trains on when it asks for more steps (see
 `RESULTS_DIR/NAME.json` (default: `OUT`), the learning-curve PNG and the
 memory models' heat maps to `OUT`, the results table to stdout. One run at
 a time writes in an `OUT` (`keras_rda.lab.files.FolderLock`).
+
+Under `multi-worker` (and on several JAX hosts) only the chief writes
+there; every other worker trains alike but writes into a temporary folder,
+deleted at its end, after copying the chief's checkpoints into it so that
+a resumed run resumes on every worker from the same step.
 """
 
+import dataclasses
+import pathlib
 import shutil
+import tempfile
 
 from keras_rda.lab.files import FolderLock
 from keras_rda.lab.files import make_folder
@@ -17,7 +25,10 @@ from keras_rda.lab.reporting import report
 from keras_rda.lab.runs.run_loop import train
 from keras_rda.lab.runs.spec import RunSpecError
 from keras_rda.lab.runs.spec import StrategyUnavailable
+from keras_rda.lab.strategies import check_global_batch
+from keras_rda.lab.strategies import is_chief
 from keras_rda.lab.strategies import make_strategy
+from keras_rda.lab.strategies import strategy_name
 from keras_rda.lab.zoo.registry import get_model_spec
 
 DEFAULT_FROM_ZOO = "each model's own"
@@ -52,11 +63,18 @@ def run(spec):
             damaged or missing (`restart` discards them).
     """
     task, settings = resolve(spec)
+    strategy = _make_strategy(spec, settings)
+    if not is_chief(strategy):
+        return _run_as_worker(spec, task, settings, strategy)
+    return _run_all(spec, task, settings, strategy)
+
+
+def _run_all(spec, task, settings, strategy):
+    """`run` after its checks: every run of `spec`, then the outputs."""
     with FolderLock(spec.out, owner=spec.command or ""):
         for folder in (spec.record_path.parent, spec.tensorboard_dir):
             if folder is not None:
                 make_folder(folder)
-        strategy = _make_strategy(spec)
         print(describe(task, settings, spec.scale), flush=True)
         results = [
             _train_one(spec, task, settings, strategy, model, seed)
@@ -89,13 +107,46 @@ def resolve(spec):
     return task, settings
 
 
-def _make_strategy(spec):
-    """`spec`'s strategy, made once for all its runs."""
+def _make_strategy(spec, settings):
+    """`spec`'s strategy, made once for all its runs, and checked against
+    its batch sizes ("data-parallel" splits them evenly over the devices)."""
     try:
-        return make_strategy(spec.strategy, tpu=spec.tpu)
+        strategy = make_strategy(spec.strategy, tpu=spec.tpu)
+    except ValueError as error:
+        raise StrategyUnavailable(str(error)) from None
     except Exception as error:  # noqa: BLE001  (TPU resolvers raise many kinds)
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise StrategyUnavailable(f"{type(error).__name__}: {first}") from None
+    if strategy_name(strategy) == "data-parallel":
+        try:
+            check_global_batch(strategy, settings["batch_size"], "batch_size")
+            check_global_batch(
+                strategy, int(settings["eval_examples"]), "eval_examples"
+            )
+        except ValueError as error:
+            raise StrategyUnavailable(str(error)) from None
+    return strategy
+
+
+def _run_as_worker(spec, task, settings, strategy):
+    """`run` on a worker other than the chief: the same runs (the collective
+    steps need every worker), written into a temporary folder that starts
+    with a copy of the chief's checkpoints (TensorFlow's multi-worker
+    recommendation; the chief's `--out` must be readable here, as it is on
+    one machine or a shared file system)."""
+    with tempfile.TemporaryDirectory(prefix="keras-rda-worker-") as folder:
+        folder = pathlib.Path(folder)
+        worker_spec = dataclasses.replace(
+            spec,
+            out=folder,
+            results_dir=None,
+            tensorboard_dir=folder / "tensorboard" if spec.tensorboard_dir else None,
+        )
+        for model, seed in spec.runs():
+            chief_dir = spec.checkpoint_dir(model, seed)
+            if chief_dir.is_dir() and not spec.restart:
+                shutil.copytree(chief_dir, worker_spec.checkpoint_dir(model, seed))
+        return _run_all(worker_spec, task, settings, strategy)
 
 
 def units_of(settings, model_name):

@@ -3,7 +3,9 @@
 Runs on every Keras backend: on TensorFlow the batches come through a
 `tf.data` pipeline and `strategy` picks a `tf.distribute` strategy; on JAX
 and PyTorch they come from a Python generator, on the backend's default
-device.
+device, or on JAX split over every device by "data-parallel"
+(`keras.distribution.DataParallel`). The model is built, and trained, in
+the strategy's scope.
 
 Training is `model.fit` on the task's endless stream of fresh batches (with
 sample weights), cut into "epochs" of `eval_every` steps so that Keras scores
@@ -24,7 +26,10 @@ from keras_rda.lab.runs.recording import RunResult
 from keras_rda.lab.runs.recording import make_nonfinite_stop
 from keras_rda.lab.runs.recording import make_recorder
 from keras_rda.lab.runs.recording import run_result
+from keras_rda.lab.strategies import check_global_batch
+from keras_rda.lab.strategies import local_rows
 from keras_rda.lab.strategies import make_strategy
+from keras_rda.lab.strategies import strategy_name
 from keras_rda.lab.zoo.registry import get_model_spec
 from keras_rda.utils import validation
 
@@ -78,16 +83,6 @@ def warn_quadratic_keras_rnns_under_xla(model):
                 "T = 1000); it trains faster without XLA (drop --jit).",
                 stacklevel=3,
             )
-
-
-def strategy_name(strategy):
-    """The name a strategy is recorded under ("default", "mirrored", "tpu")."""
-    if strategy is None or isinstance(strategy, str):
-        return strategy or "default"
-    kind = type(strategy).__name__
-    if "TPU" in kind:
-        return "tpu"
-    return "mirrored" if "Mirrored" in kind else "default"
 
 
 def build_model(
@@ -203,9 +198,10 @@ def train(
         clipnorm: clip each gradient tensor's norm instead (with
             `clipvalue=0`; see `ModelSpec.optimizer`).
         jit_compile: compile the train step with XLA.
-        strategy: a `tf.distribute.Strategy`, or a name for
-            `keras_rda.lab.strategies.make_strategy` ("default",
-            "mirrored" or "tpu").
+        strategy: a strategy from `keras_rda.lab.strategies.make_strategy`,
+            or its name ("default", "data-parallel", "mirrored",
+            "multi-worker" or "tpu"). `batch_size` and `eval_examples` must
+            split evenly over its devices for "data-parallel".
         stop_at_threshold: stop once the task's threshold is met.
         verbose: 0 silent, 1 Keras's progress bar, 2 one line per
             evaluation (for logs written to files).
@@ -225,10 +221,19 @@ def train(
     Raises:
         CheckpointMismatch: `checkpoint_dir` holds a run with other settings,
             or one trained for more than `steps`.
+        ValueError: for "data-parallel", `batch_size` or `eval_examples`
+            does not split over the devices.
     """
     import keras
 
     validation.int_in_range("verbose", verbose, 0, 2)
+    if strategy is None or isinstance(strategy, str):
+        strategy = make_strategy(strategy)
+    if strategy_name(strategy) == "data-parallel":
+        # Keras splits each batch evenly over the devices (tf.distribute
+        # strategies take uneven splits).
+        check_global_batch(strategy, batch_size, "batch_size")
+        check_global_batch(strategy, int(eval_examples), "eval_examples")
     spec = get_model_spec(model_name)
     optimizer_args = dict(
         learning_rate=learning_rate, clipvalue=clipvalue, clipnorm=clipnorm
@@ -287,7 +292,8 @@ def train(
         callbacks.insert(0, make_diagnostics(task))
     if checkpoint is not None:
         callbacks.append(make_checkpoint_callback(checkpoint, recorder, clock))
-    _fit(model, task, settings, callbacks, initial_epoch, verbose)
+    with strategy.scope():
+        _fit(model, task, settings, callbacks, initial_epoch, verbose, strategy)
     result = run_result(model_name, task, recorder, clock.totals(), model, settings)
     if checkpoint is not None:
         checkpoint.finish(model, json_safe(result.to_dict()))
@@ -317,10 +323,14 @@ def _resume(checkpoint, model, recorder, eval_every, verbose):
     return epoch, Clock(state["seconds"], state["cpu_seconds"])
 
 
-def _fit(model, task, settings, callbacks, initial_epoch, verbose):
+def _fit(model, task, settings, callbacks, initial_epoch, verbose, strategy):
     """`model.fit` from `initial_epoch` to the run's end, scoring the held-out
     set after every `eval_every` steps; nothing when the run is done (at its
-    end, or stopped at its threshold already)."""
+    end, or stopped at its threshold already).
+
+    Every replica count sees the same global batches: on several JAX hosts
+    each feeds its own rows of them (`local_rows`), and evaluation batches
+    split evenly over the replicas."""
     eval_every = settings["eval_every"]
     epochs = settings["steps"] // eval_every
     x_val, y_val, w_val = task.held_out(settings["eval_examples"])
@@ -331,13 +341,17 @@ def _fit(model, task, settings, callbacks, initial_epoch, verbose):
     data = task.dataset(
         settings["batch_size"], seed=settings["seed"], skip=initial_epoch * eval_every
     )
+    if strategy_name(strategy) == "data-parallel":
+        data = (local_rows(batch) for batch in data)
+    replicas = strategy.num_replicas_in_sync
+    val_batch = min(len(y_val), max(settings["batch_size"], 100))
     model.fit(
         data,
         steps_per_epoch=eval_every,
         epochs=epochs,
         initial_epoch=initial_epoch,
         validation_data=(x_val, y_val, w_val),
-        validation_batch_size=min(len(y_val), max(settings["batch_size"], 100)),
+        validation_batch_size=val_batch - val_batch % replicas,
         callbacks=callbacks,
         shuffle=False,
         verbose=1 if verbose == 1 else 0,

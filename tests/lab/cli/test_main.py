@@ -32,7 +32,13 @@ def test_training_subcommands_share_the_common_options(command):
     assert set(COMMON) <= flags
     assert ("--jit" in flags) == (command != "enwik8")  # enwik8 always compiles
     strategy = next(a for a in sub._actions if "--strategy" in a.option_strings)
-    assert strategy.choices == ("default", "mirrored", "tpu")
+    assert strategy.choices == (
+        "default",
+        "data-parallel",
+        "mirrored",
+        "multi-worker",
+        "tpu",
+    )
 
 
 def test_every_flag_has_help():
