@@ -1,7 +1,9 @@
 """What an RWA/RDA run's unit is doing, logged beside its learning curve.
 
 `make_diagnostics` builds a Keras callback that, at the end of every
-evaluation interval, measures on a fixed probe batch:
+evaluation interval, records the largest training loss of a single batch
+in the interval (`batch_loss_max`: a spike between two evaluations) and
+measures on a fixed probe batch:
 
 - the gradient: its global norm (`grad_norm`), its largest element
   (`grad_max`) and the fraction of elements above 1 in size
@@ -29,6 +31,7 @@ import numpy as np
 
 # The logs keys, in the order they are written.
 DIAGNOSTIC_KEYS = (
+    "batch_loss_max",
     "grad_norm",
     "grad_max",
     "grad_clipped",
@@ -247,12 +250,27 @@ def make_diagnostics(task, probe_examples=100, prefix="diag_"):
     x, y, w = x[:probe_examples], y[:probe_examples], w[:probe_examples]
 
     class UnitDiagnostics(keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            self.mean_loss, self.batches, self.batch_loss_max = 0.0, 0, -np.inf
+
+        def on_train_batch_end(self, batch, logs=None):
+            # Keras logs the mean loss of the interval so far: the batch's
+            # own loss is what it added to that mean.
+            if logs is None or "loss" not in logs:
+                return
+            mean = float(logs["loss"])
+            loss = (self.batches + 1) * mean - self.batches * self.mean_loss
+            self.batch_loss_max = max(self.batch_loss_max, loss)
+            self.mean_loss, self.batches = mean, self.batches + 1
+
         def on_epoch_end(self, epoch, logs=None):
             if logs is None:
                 return
             layer = find_attention_layer(self.model)
             cell = None if layer is None else layer.cell
             stats = gradient_statistics(self.model, task.loss, x, y, w)
+            if getattr(self, "batches", 0):
+                stats["batch_loss_max"] = self.batch_loss_max
             stats.update(weight_statistics(self.model, cell))
             if cell is not None:
                 layer_input = keras.Model(self.model.inputs, layer.input)([x])

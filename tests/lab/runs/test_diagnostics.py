@@ -96,6 +96,8 @@ def test_train_with_diagnose_records_them_in_the_curve():
     for point in result.curve:
         for key in ("grad_norm", "discount_mean", "running_max_max"):
             assert np.isfinite(point["diag_" + key])
+        # The largest batch loss is at least the interval's mean loss.
+        assert point["diag_batch_loss_max"] >= point["loss"] - 1e-5
 
 
 def test_probe_examples_must_be_positive():
