@@ -15,12 +15,39 @@ Numerics: every division and square root is guarded so that all-zero memory
 and all-zero keys (the initial state) give finite values and finite gradients.
 """
 
+import contextlib
 import functools
 import operator
 
+import numpy as np
 from keras import ops
 
 EPSILON = 1e-6
+
+# Whether `exclusive_cumprod` takes its form without a cumulative product
+# (see `builtin_forms`).
+_BUILTIN_FORMS = [False]
+
+
+@contextlib.contextmanager
+def builtin_forms():
+    """Inside this context the addressing takes forms made of ops that every
+    runtime has as a builtin (LiteRT's included), for a fixed memory size.
+
+    `exclusive_cumprod` (the DNC's allocation) is then a product over a
+    lower-triangular mask instead of `ops.cumprod`, which LiteRT runs only
+    through TensorFlow's Flex ops. The values are the same products (in
+    another order); the streaming step model (`keras_rda.streaming`)
+    traces its memory cells inside this context, so its exports to LiteRT
+    need builtin ops only. Training keeps `ops.cumprod`: its gradient is
+    linear in the memory size, the mask's quadratic.
+    """
+    previous = _BUILTIN_FORMS[0]
+    _BUILTIN_FORMS[0] = True
+    try:
+        yield
+    finally:
+        _BUILTIN_FORMS[0] = previous
 
 
 def product_over_heads(x):
@@ -37,6 +64,51 @@ def product_over_heads(x):
         `[B, ...]`.
     """
     return functools.reduce(operator.mul, [x[:, h] for h in range(x.shape[1])])
+
+
+def exclusive_cumprod(x):
+    """`y[:, j] = prod_{i<j} x[:, i]` (`y[:, 0] = 1`), over axis 1 of `[B, N]`.
+
+    `ops.cumprod` of `x` shifted right by one; inside `builtin_forms` (and
+    the static `N` it needs) the product over a strictly lower-triangular
+    mask instead: `prod_i (x[:, i] T[j, i] + 1 - T[j, i])` with
+    `T[j, i] = 1` for `i < j`, exact since `T` is 0 or 1.
+
+    Args:
+        x: `[B, N]`.
+
+    Returns:
+        `[B, N]`.
+    """
+    num = x.shape[-1]
+    if _BUILTIN_FORMS[0] and num is not None:
+        below = ops.convert_to_tensor(np.tri(num, num, -1), dtype=x.dtype)
+        return ops.prod(x[:, None, :] * below + (1.0 - below), axis=-1)
+    shifted = ops.concatenate([ops.ones_like(x[:, :1]), x[:, :-1]], axis=1)
+    return ops.cumprod(shifted, axis=1)
+
+
+def roll(x, shift):
+    """`ops.roll(x, shift, axis=-1)`: `roll(x, s)[..., i] = x[..., i - s mod N]`.
+
+    With a static last axis, two slices and a concatenation (what
+    `jnp.roll` does), which every runtime has as builtins (LiteRT has no
+    `Roll`); else `ops.roll`.
+
+    Args:
+        x: `[..., N]`.
+        shift: Python int.
+
+    Returns:
+        `[..., N]`.
+    """
+    num = x.shape[-1]
+    if num is None:
+        return ops.roll(x, shift, axis=-1)
+    shift %= num
+    if shift == 0:
+        return x
+    return ops.concatenate([x[..., num - shift :], x[..., : num - shift]], axis=-1)
 
 
 def oneplus(x):
@@ -148,10 +220,7 @@ def allocation_weights(usage, epsilon=EPSILON):
     permutation = ops.one_hot(free_list, num_slots, dtype=usage.dtype)
     sorted_usage = ops.einsum("bji,bi->bj", permutation, usage)
     # Exclusive cumulative product: prod_{i<j} u[phi_i].
-    shifted = ops.concatenate(
-        [ops.ones_like(sorted_usage[:, :1]), sorted_usage[:, :-1]], axis=1
-    )
-    sorted_allocation = (1.0 - sorted_usage) * ops.cumprod(shifted, axis=1)
+    sorted_allocation = (1.0 - sorted_usage) * exclusive_cumprod(sorted_usage)
     # Undo the sort: allocation[b, phi_j] = sorted_allocation[b, j].
     return ops.einsum("bj,bji->bi", sorted_allocation, permutation)
 
@@ -347,7 +416,7 @@ def circular_shift(weights, shifts):
     for k in range(num_shifts):
         offset = k - shift_range
         # roll(w, offset)[i] = w[i - offset]: the weight moves by `offset`.
-        result = result + shifts[:, :, k : k + 1] * ops.roll(weights, offset, axis=-1)
+        result = result + shifts[:, :, k : k + 1] * roll(weights, offset)
     return result
 
 

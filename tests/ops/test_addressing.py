@@ -1,5 +1,7 @@
 """keras_rda.ops.addressing against NumPy references and DNC invariants."""
 
+import contextlib
+
 import keras
 import numpy as np
 import pytest
@@ -234,3 +236,31 @@ def test_write_heads_at_the_zero_state_allocate_as_deepmind_does(write_gate):
     want = np.stack(want, axis=1)
     np.testing.assert_array_equal(got.argmax(-1), want.argmax(-1))
     np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+@pytest.mark.parametrize("builtin", [False, True])
+def test_exclusive_cumprod_matches_numpy_in_both_forms(rng, builtin):
+    x = rng.random((3, 7)).astype("float32")
+    x[1, 2] = 0.0
+    want = np.concatenate([np.ones((3, 1)), np.cumprod(x[:, :-1], axis=1)], axis=1)
+    with _addressing.builtin_forms() if builtin else contextlib.nullcontext():
+        got = _np(addressing.exclusive_cumprod(x))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert not _addressing._BUILTIN_FORMS[0]
+
+
+def test_allocation_in_builtin_forms_matches_numpy(rng):
+    usage = rng.random((4, 16)).astype("float32")
+    usage[1] = 0.0  # ties
+    with _addressing.builtin_forms():
+        got = _np(addressing.allocation_weights(usage))
+    for b in range(4):
+        np.testing.assert_allclose(got[b], ref.allocation(usage[b]), atol=1e-6)
+
+
+@pytest.mark.parametrize("shift", [-7, -3, -1, 0, 1, 2, 5, 6, 13])
+def test_roll_by_slices_matches_numpy(rng, shift):
+    x = rng.random((2, 3, 6)).astype("float32")
+    np.testing.assert_array_equal(
+        _np(addressing.roll(x, shift)), np.roll(x, shift, axis=-1)
+    )

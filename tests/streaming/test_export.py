@@ -26,15 +26,12 @@ EXPORTED = [
     "RNN(LSTMCell)",
 ]
 
-#: Step models whose LiteRT conversion needs TensorFlow (Flex) ops today, and
-#: the op: `keras_rda.ops.addressing` uses `ops.cumprod` (DNC allocation) and
-#: `ops.roll` (NTM shift), which have no LiteRT builtin. Their export is a
-#: clear error naming the unit, the format and the op.
-LITERT_NEEDS_FLEX = {
-    "DNC uniform": "Cumprod",
-    "DNC cached_uniform": "Cumprod",
-    "NTM regular": "Roll",
-}
+#: Units whose training form needs TensorFlow (Flex) ops in LiteRT, and
+#: the op: `ops.cumprod` in the DNC's allocation. The step model's
+#: inference form (the default) has a builtin form of it
+#: (`addressing.builtin_forms`); the training form's export is a clear
+#: error naming the op. (The NTM's shift is slices in both forms.)
+TRAINING_FORM_NEEDS_FLEX = {"DNC uniform": "Cumprod"}
 
 FORMATS = {
     "saved_model": (
@@ -65,22 +62,23 @@ def test_the_exported_step_model_equals_the_sequence_model(name, format, tmp_pat
     want = np.asarray(model(x))
     step = streaming.step_model(model)
     write, filename, stream = FORMATS[format]
-    if format == "litert" and name in LITERT_NEEDS_FLEX:
-        # Today a clear error; once the op has a builtin form, equal as the rest.
-        try:
-            path = write(step, tmp_path / filename)
-        except ValueError as error:
-            unit = name.split()[0]
-            assert unit in str(error) and "LiteRT" in str(error), error
-            assert LITERT_NEEDS_FLEX[name] in str(error), error
-            return
-    else:
-        path = write(step, tmp_path / filename)
+    path = write(step, tmp_path / filename)
     got, states = stream(path, step, streaming.initial_states(step, 2), x)
     np.testing.assert_allclose(got, want, atol=ATOL, rtol=1e-5)
     _, keras_states = helpers.stream_keras(step, streaming.initial_states(step, 2), x)
     for a, b in zip(states, keras_states):
         np.testing.assert_allclose(a, b, atol=ATOL, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(TRAINING_FORM_NEEDS_FLEX))
+def test_the_training_form_of_memory_to_litert_is_a_clear_error(name, tmp_path):
+    pytest.importorskip("ai_edge_litert")
+    step = streaming.step_model(units.sequence_model(name), inference_form=False)
+    with pytest.raises(ValueError) as error:
+        export.export_litert(step, tmp_path / "model.tflite")
+    message = str(error.value)
+    assert name.split()[0] in message and "LiteRT" in message, message
+    assert TRAINING_FORM_NEEDS_FLEX[name] in message, message
 
 
 def test_the_whole_sequence_onnx_export_equals_keras(tmp_path):
