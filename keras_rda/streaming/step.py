@@ -15,6 +15,10 @@ import weakref
 import keras
 from keras import ops
 
+from keras_rda.memory.base_memory_cell import BaseMemoryCell
+from keras_rda.ops import addressing
+from keras_rda.streaming import inference
+
 # step model -> the cells whose states it takes, in order.
 _STEP_CELLS = weakref.WeakKeyDictionary()
 
@@ -152,7 +156,126 @@ def _keep_masked(mask, new, old):
     return ops.where(mask, new, old)
 
 
-def step_model(model):
+class _MemoryStep(keras.layers.Layer):
+    """Calls a DNC/NTM cell with the addressing in its builtin forms
+    (`keras_rda.ops.addressing.builtin_forms`), whenever the step model
+    is traced: its exports then need builtin ops only."""
+
+    def __init__(self, cell, **kwargs):
+        super().__init__(**kwargs)
+        self.cell = cell
+
+    def call(self, inputs, states):
+        with addressing.builtin_forms():
+            return self.cell(inputs, states, training=False)
+
+
+def _cell_step(cell, x, states, inference_form):
+    """`(output, new_states)` of one step of `cell` on symbolic tensors."""
+    if inference_form and inference.has_inference_form(cell):
+        return inference.InferenceStep(cell, name=f"{cell.name}_inference")(x, states)
+    if inference_form and isinstance(cell, BaseMemoryCell):
+        return _MemoryStep(cell, name=f"{cell.name}_step")(x, states)
+    return cell(x, states, training=False)
+
+
+class _StepGraph:
+    """The step model under construction: its symbolic step value `x`, the
+    mask of a `Masking` layer, and the recurrent layers' states."""
+
+    def __init__(self, step_input, inference_form):
+        self.step_input = step_input
+        self.x = step_input
+        self.inference_form = inference_form
+        self.mask = None
+        self.cells = []
+        self.state_inputs = []
+        self.new_states = []
+        self.sequence_done = False
+
+    def add(self, layer):
+        """Apply `layer` to the step, or raise why it cannot stream."""
+        if isinstance(layer, keras.layers.RNN):
+            self.add_recurrent(layer)
+        elif isinstance(layer, keras.layers.Masking):
+            self.mask = ops.any(ops.not_equal(self.x, layer.mask_value), axis=-1)
+            self.x = ops.where(
+                ops.expand_dims(self.mask, -1), self.x, ops.zeros_like(self.x)
+            )
+        elif isinstance(layer, keras.layers.TimeDistributed):
+            self.x = layer.layer(self.x, training=False)
+        elif isinstance(layer, PER_STEP_LAYERS):
+            if isinstance(layer, keras.layers.Embedding) and layer.mask_zero:
+                raise _cannot_stream(
+                    layer, "mask_zero=True is not supported (use Masking)"
+                )
+            self.x = layer(self.x, training=False)
+        else:
+            raise _cannot_stream(layer, _mixing_reason(layer) or _UNKNOWN_LAYER)
+
+    def add_recurrent(self, layer):
+        """One step of a recurrent layer's cell, its states as new inputs."""
+        _check_streams(layer, self.sequence_done)
+        cell = layer.cell
+        structure, state_inputs = _state_inputs(layer, cell)
+        states = keras.tree.pack_sequence_as(structure, state_inputs)
+        output, new_states = _cell_step(cell, self.x, states, self.inference_form)
+        new_flat = keras.tree.flatten(new_states)
+        if self.mask is not None:
+            new_flat = [
+                _keep_masked(self.mask, new, old)
+                for new, old in zip(new_flat, state_inputs)
+            ]
+            output = _keep_masked(self.mask, output, ops.zeros_like(output))
+        self.cells.append(cell)
+        self.state_inputs.extend(state_inputs)
+        self.new_states.extend(new_flat)
+        self.x = output
+        self.sequence_done = not layer.return_sequences
+
+
+_UNKNOWN_LAYER = (
+    "it is not known to act on each time step alone (supported: "
+    "recurrent layers, Masking, TimeDistributed and "
+    + ", ".join(cls.__name__ for cls in PER_STEP_LAYERS)
+    + ")"
+)
+
+
+def _check_streams(layer, sequence_done):
+    """Raise why recurrent `layer` cannot stream, if it cannot."""
+    if sequence_done:
+        raise _cannot_stream(
+            layer,
+            "it follows a recurrent layer with return_sequences=False, "
+            "which gives one output per sequence, not per step",
+        )
+    if layer.go_backwards:
+        raise _cannot_stream(layer, "it runs backwards (go_backwards=True)")
+    if layer.return_state:
+        raise _cannot_stream(
+            layer,
+            "return_state=True is not supported in a chain (make the model "
+            "without it; the step model returns the states anyway)",
+        )
+
+
+def _step_input(sequence_input):
+    """`x_t`: a symbolic input of one step of `sequence_input`."""
+    if len(sequence_input.shape) < 2:
+        raise ValueError(
+            "Received an invalid value for argument `model`, expected "
+            "`[batch, time, ...]` inputs, got input shape "
+            f"{tuple(sequence_input.shape)}"
+        )
+    return keras.Input(
+        shape=tuple(sequence_input.shape[2:]),
+        dtype=sequence_input.dtype,
+        name="x_t",
+    )
+
+
+def step_model(model, inference_form=True):
     """A `keras.Model` that runs `model` one time step at a time.
 
     Args:
@@ -164,6 +287,12 @@ def step_model(model):
             and `keras.layers.Masking`. The last recurrent layer may have
             `return_sequences=False` (its step output is then the model's
             output on the sequence so far) if only per-step layers follow.
+        inference_form: whether the steps take their forms built for
+            inference (default): the RWA/RDA/ParallelRDA step with fewer
+            ops (`keras_rda.streaming.inference`) and the DNC/NTM
+            addressing in ops that LiteRT has as builtins
+            (`keras_rda.ops.addressing.builtin_forms`). The same function
+            to float32 rounding; False gives the training forms.
 
     Returns:
         A `keras.Model` with inputs `[x_t, *states]` and outputs
@@ -180,87 +309,20 @@ def step_model(model):
             why), or a model that is not a single chain.
     """
     layers, sequence_input = _chain(model)
-    if len(sequence_input.shape) < 2:
-        raise ValueError(
-            "Received an invalid value for argument `model`, expected "
-            "`[batch, time, ...]` inputs, got input shape "
-            f"{tuple(sequence_input.shape)}"
-        )
-    step_input = keras.Input(
-        shape=tuple(sequence_input.shape[2:]),
-        dtype=sequence_input.dtype,
-        name="x_t",
-    )
-    x = step_input
-    mask = None
-    cells = []
-    all_state_inputs = []
-    all_new_states = []
-    recurrent_done = False
+    graph = _StepGraph(_step_input(sequence_input), inference_form)
     for layer in layers:
-        if isinstance(layer, keras.layers.RNN):
-            if recurrent_done:
-                raise _cannot_stream(
-                    layer,
-                    "it follows a recurrent layer with return_sequences=False, "
-                    "which gives one output per sequence, not per step",
-                )
-            if layer.go_backwards:
-                raise _cannot_stream(layer, "it runs backwards (go_backwards=True)")
-            if layer.return_state:
-                raise _cannot_stream(
-                    layer,
-                    "return_state=True is not supported in a chain "
-                    "(make the model without it; the step model returns the "
-                    "states anyway)",
-                )
-            cell = layer.cell
-            structure, state_inputs = _state_inputs(layer, cell)
-            states = keras.tree.pack_sequence_as(structure, state_inputs)
-            output, new_states = cell(x, states, training=False)
-            new_flat = keras.tree.flatten(new_states)
-            if mask is not None:
-                new_flat = [
-                    _keep_masked(mask, new, old)
-                    for new, old in zip(new_flat, state_inputs)
-                ]
-                output = _keep_masked(mask, output, ops.zeros_like(output))
-            cells.append(cell)
-            all_state_inputs.extend(state_inputs)
-            all_new_states.extend(new_flat)
-            x = output
-            if not layer.return_sequences:
-                recurrent_done = True
-        elif isinstance(layer, keras.layers.Masking):
-            mask = ops.any(ops.not_equal(x, layer.mask_value), axis=-1)
-            x = ops.where(ops.expand_dims(mask, -1), x, ops.zeros_like(x))
-        elif isinstance(layer, keras.layers.TimeDistributed):
-            x = layer.layer(x, training=False)
-        elif isinstance(layer, PER_STEP_LAYERS):
-            if isinstance(layer, keras.layers.Embedding) and layer.mask_zero:
-                raise _cannot_stream(
-                    layer, "mask_zero=True is not supported (use Masking)"
-                )
-            x = layer(x, training=False)
-        else:
-            reason = _mixing_reason(layer) or (
-                "it is not known to act on each time step alone (supported: "
-                "recurrent layers, Masking, TimeDistributed and "
-                + ", ".join(cls.__name__ for cls in PER_STEP_LAYERS)
-                + ")"
-            )
-            raise _cannot_stream(layer, reason)
-    if not all_state_inputs:
+        graph.add(layer)
+    if not graph.state_inputs:
         raise ValueError(
             "Received an invalid value for argument `model`, expected at least "
             "one recurrent layer, got none"
         )
     step = keras.Model(
-        [step_input, *all_state_inputs],
-        [x, *all_new_states],
+        [graph.step_input, *graph.state_inputs],
+        [graph.x, *graph.new_states],
         name=f"{model.name}_step",
     )
-    _STEP_CELLS[step] = cells
+    _STEP_CELLS[step] = graph.cells
     return step
 
 
