@@ -1,26 +1,34 @@
 """Per-step latency of streaming step models in onnxruntime, LiteRT and Keras.
 
 For LSTM, GRU, RDA, RWA, ParallelRDA and DNC+UW (an LSTM controller, 16
-slots of 16, Uniform Writing every 4 steps) with `--units` units (250),
-`--features` inputs (64) and batch `--batch` (1), the step model
-(`keras_rda.streaming.step_model`) is exported to ONNX and to LiteRT with
-builtin ops only, and one step is timed in onnxruntime and in the LiteRT
-interpreter, both with one thread, and in Keras (`step(...)` eagerly, the
-same model; `--keras` off skips it). The models' steps are timed
-interleaved, one step of each in turn, `--steps` timed steps per model
-(1,000 by default) after `--warmup` untimed ones, in one process; a row
-gives the median and the range (min-max) in microseconds, the ratio of the
-median to the LSTM's in the same runtime, and the artifacts' sizes. A
-model that does not export to a format (DNC+UW to LiteRT: its addressing
-needs Flex ops) has an empty cell, with the reason in the record's notes.
+slots of 16, Uniform Writing every 4 steps) with `--units` units (250) and
+`--features` inputs (64), the step model (`keras_rda.streaming.step_model`,
+its inference form) is exported to ONNX and to LiteRT with builtin ops
+only, and one step is timed in onnxruntime and in the LiteRT interpreter,
+both with one thread, and in Keras (`step(...)` eagerly, the same model;
+`--keras off` skips it), at each batch size of `--batches` (1 and 32).
+Every model, runtime and batch size is timed interleaved, one step of each
+in turn per round, `--steps` rounds (1,000) after `--warmup` untimed ones,
+in one process. A row gives the median and the range (min-max) in
+microseconds and the ratio of the median to the LSTM's in the same runtime
+at the same batch size; then the ONNX graph's node count in the inference
+form and in the training form (`step_model(inference_form=False)`), and
+the artifacts' sizes.
+
+After the timing, onnxruntime's profiler times each op of every ONNX step
+(`--profile-steps` runs, batch by batch): the record keeps the time per
+step of each op type, and a note for every ratio above its target (RDA
+0.9x, RWA 0.6x the LSTM) says which ops take the step's time.
 
 Run:
     python benchmarks/streaming_speed.py [--units 250] [--features 64]
-        [--batch 1] [--steps 1000] [--warmup 100] [--keras on|off]
-        [--json PATH]
+        [--batches 1 32] [--steps 1000] [--warmup 100] [--keras on|off]
+        [--profile-steps 500] [--json PATH]
 """
 
 import argparse
+import collections
+import json
 import os
 import statistics
 import tempfile
@@ -37,6 +45,8 @@ from keras_rda.streaming import export  # noqa: E402
 
 MODELS = ("LSTM", "GRU", "RDA", "RWA", "ParallelRDA", "DNC+UW")
 RUNTIMES = ("onnxruntime", "LiteRT", "Keras")
+#: The issue's targets: the unit's median step at most this times the LSTM's.
+TARGETS = {"RDA": 0.9, "RWA": 0.6}
 
 
 def sequence_layer(name, units):
@@ -55,15 +65,22 @@ def sequence_layer(name, units):
     return getattr(keras_rda, name)(units, return_sequences=True)
 
 
-def onnx_runner(path):
+def onnx_session(path, profile=False):
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    session = onnxruntime.InferenceSession(
+    if profile:
+        options.enable_profiling = True
+        options.profile_file_prefix = str(path) + ".profile"
+    return onnxruntime.InferenceSession(
         str(path), options, providers=["CPUExecutionProvider"]
     )
+
+
+def onnx_runner(path):
+    session = onnx_session(path)
     names = [i.name for i in session.get_inputs()]
 
     def run(feeds):
@@ -84,94 +101,225 @@ def keras_runner(step):
     return lambda feeds: step([feeds[n] for n in names])
 
 
-def build(name, args, directory):
-    """`{runtime: (run, size in bytes or None)}` and `{runtime: why not}`."""
+def onnx_nodes(path):
+    import onnx
+
+    return len(onnx.load(str(path)).graph.node)
+
+
+def onnx_profile(path, feeds, steps):
+    """`{op type: microseconds per step}` from onnxruntime's profiler."""
+    session = onnx_session(path, profile=True)
+    names = [i.name for i in session.get_inputs()]
+    for _ in range(steps):
+        session.run(None, {n: feeds[n] for n in names})
+    profile_path = session.end_profiling()
+    with open(profile_path) as file:
+        events = json.load(file)
+    os.remove(profile_path)
+    per_op = collections.Counter()
+    for event in events:
+        if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
+            per_op[event["args"]["op_name"]] += event["dur"]
+    return {op: total / steps for op, total in per_op.most_common()}
+
+
+def step_feeds(step, batch, features):
+    names = [t.name for t in step.inputs]
+    x_t = np.random.RandomState(0).randn(batch, features).astype("float32")
+    return dict(zip(names, [x_t, *streaming.initial_states(step, batch)]))
+
+
+def export_all(name, args, directory):
+    """The step model's artifacts: `(step, paths, sizes, nodes, failures)`."""
     model = keras.Sequential(
         [keras.Input((None, args.features)), sequence_layer(name, args.units)]
     )
     step = streaming.step_model(model)
-    names = [t.name for t in step.inputs]
-    feeds = dict(
-        zip(
-            names,
-            [
-                np.random.RandomState(0)
-                .randn(args.batch, args.features)
-                .astype("float32"),
-                *streaming.initial_states(step, args.batch),
-            ],
-        )
-    )
-    runners, failures = {}, {}
     stem = os.path.join(directory, name.replace("+", "_"))
-    try:
-        path = export.export_onnx(step, stem + ".onnx")
-        runners["onnxruntime"] = (onnx_runner(path), os.path.getsize(path))
-    except ValueError as error:
-        failures["onnxruntime"] = str(error)[:300]
-    try:
-        path = export.export_litert(step, stem + ".tflite")
-        runners["LiteRT"] = (litert_runner(path), os.path.getsize(path))
-    except ValueError as error:
-        failures["LiteRT"] = str(error)[:300]
-    if args.keras == "on":
-        runners["Keras"] = (keras_runner(step), None)
-    return runners, failures, feeds
+    paths, sizes, failures = {}, {}, {}
+    writers = {"onnxruntime": (export.export_onnx, ".onnx")}
+    writers["LiteRT"] = (export.export_litert, ".tflite")
+    for runtime, (write, suffix) in writers.items():
+        try:
+            paths[runtime] = write(step, stem + suffix)
+            sizes[runtime] = os.path.getsize(paths[runtime])
+        except ValueError as error:
+            failures[runtime] = str(error)[:300]
+    nodes = {}
+    if "onnxruntime" in paths:
+        nodes["inference"] = onnx_nodes(paths["onnxruntime"])
+        training = streaming.step_model(model, inference_form=False)
+        nodes["training"] = onnx_nodes(
+            export.export_onnx(training, stem + "_training.onnx")
+        )
+    return step, paths, sizes, nodes, failures
 
 
-def main(argv=None):
+def build(name, args, directory):
+    """Runners for every runtime and batch size, and what the rows need."""
+    step, paths, sizes, nodes, failures = export_all(name, args, directory)
+    makers = {"onnxruntime": onnx_runner, "LiteRT": litert_runner}
+    runners = {}
+    for batch in args.batches:
+        feeds = step_feeds(step, batch, args.features)
+        for runtime, path in paths.items():
+            runners[(runtime, batch)] = (makers[runtime](path), feeds)
+        if args.keras == "on":
+            runners[("Keras", batch)] = (keras_runner(step), feeds)
+    return {
+        "step": step,
+        "paths": paths,
+        "sizes": sizes,
+        "nodes": nodes,
+        "failures": failures,
+        "runners": runners,
+    }
+
+
+def time_interleaved(built, args):
+    """`{(model, runtime, batch): [microseconds]}`, one step of each per round."""
+    keyed = [
+        ((name, runtime, batch), run, feeds)
+        for name, entry in built.items()
+        for (runtime, batch), (run, feeds) in entry["runners"].items()
+    ]
+    timings = {key: [] for key, _, _ in keyed}
+    for round_ in range(args.warmup + args.steps):
+        for key, run, feeds in keyed:
+            start = time.perf_counter()
+            run(feeds)
+            elapsed = time.perf_counter() - start
+            if round_ >= args.warmup:
+                timings[key].append(elapsed * 1e6)
+    return timings
+
+
+def time_cell(timings, medians, name, runtime, batch):
+    key = (name, runtime, batch)
+    if key not in timings:
+        return ""
+    times = timings[key]
+    lstm = medians.get(("LSTM", runtime, batch))
+    ratio = f", {medians[key] / lstm:.2f}x" if lstm else ""
+    return f"{medians[key]:.0f} ({min(times):.0f}-{max(times):.0f}){ratio}"
+
+
+def profile_text(profile, top=4):
+    total = sum(profile.values())
+    parts = [f"{op} {us:.0f} µs ({us / total:.0%})" for op, us in profile.items()]
+    return f"{total:.0f} µs in kernels: " + ", ".join(parts[:top])
+
+
+def profiles(built, args):
+    """`{(model, batch): {op: µs per step}}` of every ONNX step."""
+    result = {}
+    for name, entry in built.items():
+        path = entry["paths"].get("onnxruntime")
+        if path is None or args.profile_steps <= 0:
+            continue
+        for batch in args.batches:
+            feeds = step_feeds(entry["step"], batch, args.features)
+            result[(name, batch)] = onnx_profile(path, feeds, args.profile_steps)
+    return result
+
+
+def missed_targets(medians, profiled, args):
+    """A note for every ratio above its target, with the ONNX profile."""
+    notes = []
+    for (name, runtime, batch), median in sorted(medians.items()):
+        lstm = medians.get(("LSTM", runtime, batch))
+        if name not in TARGETS or not lstm or median / lstm <= TARGETS[name]:
+            continue
+        note = (
+            f"{name} in {runtime} at batch {batch}: {median / lstm:.2f}x the "
+            f"LSTM, target <= {TARGETS[name]}x."
+        )
+        if (name, batch) in profiled:
+            note += (
+                f" onnxruntime profile of the {name} step: "
+                f"{profile_text(profiled[(name, batch)])}; of the LSTM step: "
+                f"{profile_text(profiled[('LSTM', batch)])}"
+            )
+        notes.append(note)
+    return notes
+
+
+def rows_of(built, timings, args):
+    medians = {key: statistics.median(times) for key, times in timings.items()}
+    rows = []
+    for name, entry in built.items():
+        for batch in args.batches:
+            row = [name, str(batch)]
+            row += [time_cell(timings, medians, name, r, batch) for r in RUNTIMES]
+            nodes = entry["nodes"]
+            row.append(
+                f"{nodes['inference']} ({nodes['training']})" if nodes else ""
+            )
+            for runtime in ("onnxruntime", "LiteRT"):
+                size = entry["sizes"].get(runtime)
+                row.append(f"{size / 1024:.0f}" if size else "")
+            rows.append(row)
+    return rows, medians
+
+
+def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--features", type=int, default=64)
-    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 32])
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=100)
     parser.add_argument("--keras", choices=("on", "off"), default="on")
+    parser.add_argument("--profile-steps", type=int, default=500)
     parser.add_argument("--models", nargs="+", default=list(MODELS))
     parser.add_argument("--json", metavar="PATH", help="write the table record")
     args = parser.parse_args(argv)
+    for flag in ("units", "features", "steps"):
+        if getattr(args, flag) < 1:
+            parser.error(f"--{flag} must be a positive integer, got {getattr(args, flag)}")
+    if min(args.batches) < 1:
+        parser.error(f"--batches must be positive integers, got {args.batches}")
+    unknown = sorted(set(args.models) - set(MODELS))
+    if unknown:
+        parser.error(f"--models must be among {list(MODELS)}, got {unknown}")
+    return args
+
+
+def main(argv=None):
+    args = parse(argv)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as directory:
         built = {name: build(name, args, directory) for name in args.models}
-        timings = {
-            (name, runtime): []
-            for name, (runners, _, _) in built.items()
-            for runtime in runners
-        }
-        for round_ in range(args.warmup + args.steps):
-            for (name, runtime), times in timings.items():
-                runners, _, feeds = built[name]
-                run = runners[runtime][0]
-                start = time.perf_counter()
-                run(feeds)
-                elapsed = time.perf_counter() - start
-                if round_ >= args.warmup:
-                    times.append(elapsed * 1e6)
-    load_after = os.getloadavg()
-    medians = {key: statistics.median(times) for key, times in timings.items()}
+        timings = time_interleaved(built, args)
+        load_after = os.getloadavg()
+        profiled = profiles(built, args)
+    rows, medians = rows_of(built, timings, args)
     columns = (
-        ["model"]
+        ["model", "batch"]
         + [f"{runtime} µs (range), x LSTM" for runtime in RUNTIMES]
-        + ["ONNX KiB", "LiteRT KiB"]
+        + ["ONNX nodes (training form)", "ONNX KiB", "LiteRT KiB"]
     )
-    rows, notes = [], []
-    for name in args.models:
-        runners, failures, _ = built[name]
-        row = [name]
-        for runtime in RUNTIMES:
-            key = (name, runtime)
-            if key not in timings:
-                row.append("")
-                continue
-            times = timings[key]
-            lstm = medians.get(("LSTM", runtime))
-            ratio = f", {medians[key] / lstm:.2f}x" if lstm else ""
-            row.append(f"{medians[key]:.0f} ({min(times):.0f}-{max(times):.0f}){ratio}")
-        for runtime in ("onnxruntime", "LiteRT"):
-            size = runners.get(runtime, (None, None))[1]
-            row.append(f"{size / 1024:.0f}" if size else "")
-        rows.append(row)
-        notes += [f"{name} to {runtime}: {why}" for runtime, why in failures.items()]
+    failures = [
+        f"{name} to {runtime}: {why}"
+        for name, entry in built.items()
+        for runtime, why in entry["failures"].items()
+    ]
+    notes = [
+        f"Per-step latency of the step model, {args.units} units, "
+        f"{args.features} inputs, one thread; {args.steps} timed steps per "
+        f"model, runtime and batch after {args.warmup} warm-up steps, "
+        "interleaved (one step of each per round), in one process; median "
+        "(min-max) in microseconds, and the median's ratio to the LSTM's in "
+        "the same runtime at the same batch size.",
+        f"Machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) "
+        f"{tuple(round(v, 1) for v in load_before)} before the timing and "
+        f"{tuple(round(v, 1) for v in load_after)} after: other processes "
+        "shared the CPUs, so the ratios (same run) mean more than the times.",
+        *failures,
+        *missed_targets(medians, profiled, args),
+    ]
+    for row in rows:
         print(" | ".join(row))
     for note in notes:
         print(note)
@@ -183,18 +331,16 @@ def main(argv=None):
             "benchmark": "streaming_speed",
             "columns": columns,
             "rows": rows,
-            "notes": [
-                f"per-step latency, batch {args.batch}, {args.units} units, "
-                f"{args.features} inputs, one thread; {args.steps} timed steps "
-                f"per model after {args.warmup} warm-up steps, interleaved, in "
-                "one process; median (min-max) in microseconds",
-                f"machine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) "
-                f"before {load_before}, after {load_after}: other processes "
-                "shared the CPUs when it was above the CPU count",
-                *notes,
-            ],
+            "notes": notes,
         }
-        print("record:", write_table_record(args.json, table, script_command(argv)))
+        profile_list = [
+            {"model": name, "batch": batch, "onnxruntime_us_per_step": ops}
+            for (name, batch), ops in profiled.items()
+        ]
+        path = write_table_record(
+            args.json, table, script_command(argv), profiles=profile_list
+        )
+        print("record:", path)
 
 
 if __name__ == "__main__":

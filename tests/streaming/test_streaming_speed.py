@@ -17,11 +17,18 @@ def test_a_tiny_run_writes_a_record_with_every_runtime(tmp_path):
         script.main(
             [
                 "--units", "4", "--features", "3", "--steps", "3", "--warmup",
-                "1", "--models", "LSTM", "RDA", "--json", str(path),
+                "1", "--batches", "1", "2", "--profile-steps", "2", "--models",
+                "LSTM", "RDA", "--json", str(path),
             ]
         )  # fmt: skip
     record = json.loads(path.read_text())
-    rows = {row[0]: row for row in record["rows"]}
-    assert set(rows) == {"LSTM", "RDA"}
-    assert all(cell for cell in rows["RDA"][1:]), rows["RDA"]
-    assert rows["LSTM"][1].endswith("1.00x")
+    rows = {(row[0], row[1]): row for row in record["rows"]}
+    assert set(rows) == {(m, b) for m in ("LSTM", "RDA") for b in ("1", "2")}
+    assert all(cell for cell in rows[("RDA", "2")][2:]), rows[("RDA", "2")]
+    assert rows[("LSTM", "1")][2].endswith("1.00x")
+    # The inference form has fewer ONNX nodes than the training form.
+    inference, training = rows[("RDA", "1")][5].replace("(", "").rstrip(")").split()
+    assert int(inference) < int(training)
+    profiled = {(p["model"], p["batch"]) for p in record["profiles"]}
+    assert profiled == set(map(lambda k: (k[0], int(k[1])), rows))
+    assert "load average" in " ".join(record["notes"])
