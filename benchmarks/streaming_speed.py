@@ -253,9 +253,7 @@ def rows_of(built, timings, args):
             row = [name, str(batch)]
             row += [time_cell(timings, medians, name, r, batch) for r in RUNTIMES]
             nodes = entry["nodes"]
-            row.append(
-                f"{nodes['inference']} ({nodes['training']})" if nodes else ""
-            )
+            row.append(f"{nodes['inference']} ({nodes['training']})" if nodes else "")
             for runtime in ("onnxruntime", "LiteRT"):
                 size = entry["sizes"].get(runtime)
                 row.append(f"{size / 1024:.0f}" if size else "")
@@ -276,8 +274,9 @@ def parse(argv):
     parser.add_argument("--json", metavar="PATH", help="write the table record")
     args = parser.parse_args(argv)
     for flag in ("units", "features", "steps"):
-        if getattr(args, flag) < 1:
-            parser.error(f"--{flag} must be a positive integer, got {getattr(args, flag)}")
+        value = getattr(args, flag)
+        if value < 1:
+            parser.error(f"--{flag} must be a positive integer, got {value}")
     if min(args.batches) < 1:
         parser.error(f"--batches must be positive integers, got {args.batches}")
     unknown = sorted(set(args.models) - set(MODELS))
