@@ -20,7 +20,10 @@ measures on a fixed probe batch:
   `average_max`: the largest `|n_T / d_T|`), and how much the final output
   still differs between sequences (`output_spread`: the std over the batch
   of `o_T`, averaged over units; 0 when every sequence gives the same
-  output and the classifier can only guess).
+  output and the classifier can only guess), and the share of the final
+  average's weight `d_T` that the last tenth of the steps contribute
+  (`tail_weight`, mean over batch and units; near 1 when the discount has
+  forgotten everything before them).
 
 It writes them into the epoch's logs under `diag_<name>`, so a recorder
 placed after it (`keras_rda.lab.runs.recording.make_recorder`) keeps them in
@@ -47,6 +50,7 @@ DIAGNOSTIC_KEYS = (
     "log_denominator_max",
     "average_max",
     "output_spread",
+    "tail_weight",
 )
 
 
@@ -120,6 +124,8 @@ def run_unit(cell, inputs):
     m = np.zeros((batch, units))
     logit_min, logit_max = np.inf, -np.inf
     gamma_sum, gamma_low = 0.0, 0.0
+    tail = np.zeros((batch, units))  # d^ of the steps from tail_start on
+    tail_start = time - max(1, time // 10)
     projected = x @ kernel + bias
     for t in range(time):
         u = projected[:, t, :units]
@@ -144,6 +150,8 @@ def run_unit(cell, inputs):
         m = np.where(np.isfinite(m), m, 0.0)
         n = n * p + u * np.tanh(g) * q
         d = d * p + q
+        if t >= tail_start:
+            tail = tail * p + q
         average = np.where(d > 0, n / np.where(d > 0, d, 1.0), empty)
         h = f_h(average)
     output = f_o(h)
@@ -157,6 +165,7 @@ def run_unit(cell, inputs):
         "log_denominator_max": log_d.max(),
         "average_max": np.abs(average).max(),
         "output_spread": output.std(axis=0).mean(),
+        "tail_weight": np.mean(np.where(d > 0, tail / np.where(d > 0, d, 1.0), 0.0)),
     }
     if cell.discount:
         stats["discount_mean"] = gamma_sum / time

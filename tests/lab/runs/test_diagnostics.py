@@ -56,8 +56,25 @@ def test_discount_and_attention_statistics():
     assert stats["attention_logit_max"] == pytest.approx(logits.max(), abs=1e-6)
     assert stats["discount_mean"] < 1e-12
     assert stats["discount_below_half"] == 1.0
+    assert stats["tail_weight"] == 1.0  # one step: it is the last tenth
     same = diagnostics.unit_internals(layer.cell, np.repeat(x[:1], 6, axis=0))
     assert same["output_spread"] < 1e-12
+
+
+def test_tail_weight_follows_the_discount():
+    """With constant gates the weights are `a gamma^(T-1-i)`: the last
+    `L` of `T` steps hold `(1 - gamma^L) / (1 - gamma^T)` of the sum."""
+    x = np.zeros((2, 40, 1), np.float32)
+    layer = _built(RDA(3), x)
+    bias = np.zeros(12, np.float32)
+    bias[9:] = 0.5  # gamma = sigmoid(0.5) in every unit
+    layer.cell.bias.assign(bias)
+    layer.cell.recurrent_kernel.assign(np.zeros((3, 9), np.float32))
+    gamma = 1.0 / (1.0 + np.exp(-0.5))
+    expected = (1 - gamma**4) / (1 - gamma**40)
+    stats = diagnostics.unit_internals(layer.cell, x)
+    assert stats["tail_weight"] == pytest.approx(expected, rel=1e-9)
+    assert stats["discount_mean"] == pytest.approx(gamma, rel=1e-9)
 
 
 def test_gradient_statistics_of_a_linear_model():
