@@ -1,5 +1,8 @@
 """`keras-rda enwik8`: character-level enwik8 with the XLA truncated-BPTT loop.
 
+On TensorFlow (`tf.function` under `tf.distribute`) or JAX (`jax.jit`
+through Keras's stateless API), as `KERAS_BACKEND` says.
+
     keras-rda enwik8 [--data PATH] [--scale small|paper|tiny] [--model M]
                      [--steps N] [--strategy default|mirrored|tpu] [--out DIR]
 
@@ -168,13 +171,15 @@ def _run_locked(args, data, preset, out):
 
 
 def _check_backend():
-    """A one-line error unless Keras runs on TensorFlow."""
+    """A one-line error unless Keras runs on a backend the loop supports."""
     import keras
 
-    if keras.backend.backend() != "tensorflow":
+    from keras_rda.lab.enwik8.enwik8_trainer import BACKENDS
+
+    if keras.backend.backend() not in BACKENDS:
         raise CommandError(
-            "enwik8 runs on the TensorFlow backend only (KERAS_BACKEND="
-            f"{keras.backend.backend()})"
+            f"enwik8 runs on the backends {', '.join(BACKENDS)}, not on "
+            f"KERAS_BACKEND={keras.backend.backend()}"
         )
 
 

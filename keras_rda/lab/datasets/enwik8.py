@@ -221,6 +221,71 @@ def num_segments(num_tokens, batch_size, bptt, drop_remainder=True):
     return -(-predicted // bptt)
 
 
+def _segment_parts(tokens, batch_size, bptt, start_segment, drop_remainder):
+    """The segments from `start_segment` on, in at most two parts.
+
+    Returns:
+        `(full, tail)`: `full` is None or `(inputs, targets)`, uint8/int
+        `[segments, batch_size, bptt]`, the full-length segments; `tail` is
+        None or the last, shorter segment `(inputs, targets)`, each
+        `[batch_size, < bptt]` (only with `drop_remainder=False`).
+    """
+    rows = batchify(tokens, batch_size)
+    n = num_segments(len(tokens), batch_size, bptt, drop_remainder)
+    if not 0 <= start_segment <= n:
+        raise ValueError(
+            "Received an invalid value for argument `start_segment`, expected "
+            f"an integer in [0, {n}], got {start_segment}"
+        )
+    if n == 0:
+        raise ValueError(
+            f"Received {len(tokens)} tokens, too few for one segment of "
+            f"`bptt`={bptt} in each of `batch_size`={batch_size} rows."
+        )
+    n_full = min((rows.shape[1] - 1) // bptt, n)
+    full = tail = None
+    if start_segment < n_full:
+        width = (n_full - start_segment) * bptt
+        begin = start_segment * bptt
+        inputs = rows[:, begin : begin + width]
+        targets = rows[:, begin + 1 : begin + width + 1]
+        shape = (batch_size, n_full - start_segment, bptt)
+        # [segments, batch, bptt]
+        full = (
+            inputs.reshape(shape).transpose(1, 0, 2),
+            targets.reshape(shape).transpose(1, 0, 2),
+        )
+    if n > n_full and start_segment <= n_full:
+        begin = n_full * bptt
+        tail = (rows[:, begin:-1], rows[:, begin + 1 :])
+    return full, tail
+
+
+def segments(tokens, batch_size, bptt, start_segment=0, drop_remainder=True):
+    """Truncated-BPTT segments of a token stream as NumPy arrays.
+
+    The segments of `segment_dataset`, without TensorFlow (the enwik8 loop
+    on every backend reads these).
+
+    Args:
+        tokens: 1-D array of token ids.
+        batch_size: number of parallel rows (the global batch).
+        bptt: segment length (truncated backpropagation length).
+        start_segment: first segment to yield (to resume mid-epoch).
+        drop_remainder: drop the last, shorter segment of each row.
+
+    Yields:
+        `(inputs, targets)`, `int32` `[batch_size, bptt]` (the last one
+        `[batch_size, <= bptt]` when `drop_remainder=False`).
+    """
+    full, tail = _segment_parts(tokens, batch_size, bptt, start_segment, drop_remainder)
+    if full is not None:
+        for x, y in zip(*full):
+            yield x.astype(np.int32), y.astype(np.int32)
+    if tail is not None:
+        yield tail[0].astype(np.int32), tail[1].astype(np.int32)
+
+
 def segment_dataset(tokens, batch_size, bptt, start_segment=0, drop_remainder=True):
     """Truncated-BPTT segments of a token stream as a `tf.data.Dataset`.
 
@@ -243,39 +308,11 @@ def segment_dataset(tokens, batch_size, bptt, start_segment=0, drop_remainder=Tr
     """
     import tensorflow as tf
 
-    rows = batchify(tokens, batch_size)
-    n = num_segments(len(tokens), batch_size, bptt, drop_remainder)
-    if not 0 <= start_segment <= n:
-        raise ValueError(
-            "Received an invalid value for argument `start_segment`, expected "
-            f"an integer in [0, {n}], got {start_segment}"
-        )
-    if n == 0:
-        raise ValueError(
-            f"Received {len(tokens)} tokens, too few for one segment of "
-            f"`bptt`={bptt} in each of `batch_size`={batch_size} rows."
-        )
-    full = (rows.shape[1] - 1) // bptt
-    n_full = min(full, n)
-
-    def full_segments(first):
-        width = (n_full - first) * bptt
-        begin = first * bptt
-        inputs = rows[:, begin : begin + width]
-        targets = rows[:, begin + 1 : begin + width + 1]
-        shape = (batch_size, n_full - first, bptt)
-        # [segments, batch, bptt]
-        return (
-            inputs.reshape(shape).transpose(1, 0, 2),
-            targets.reshape(shape).transpose(1, 0, 2),
-        )
-
+    full, tail = _segment_parts(tokens, batch_size, bptt, start_segment, drop_remainder)
     parts = []
-    if start_segment < n_full:
-        parts.append(tf.data.Dataset.from_tensor_slices(full_segments(start_segment)))
-    if n > n_full and start_segment <= n_full:
-        begin = n_full * bptt
-        tail = (rows[:, begin:-1], rows[:, begin + 1 :])
+    if full is not None:
+        parts.append(tf.data.Dataset.from_tensor_slices(full))
+    if tail is not None:
         parts.append(tf.data.Dataset.from_tensors(tail))
     if not parts:
         parts.append(

@@ -16,17 +16,16 @@ directory is refused, since its weights and state would not fit. A
 checkpoint that cannot be restored (a file cut short or deleted, a
 damaged `config.json` or `checkpoint` index) raises
 `keras_rda.lab.files.DamagedFile` naming it; `discard` removes a run's
-files, for `keras-rda enwik8 --restart`. TensorFlow only
-(`tf.train.Checkpoint`).
+files, for `keras-rda enwik8 --restart`. `TrainingCheckpoint` is the
+TensorFlow loop's (`tf.train.Checkpoint`, which also writes to `gs://`
+for TPUs); the JAX loop's is `array_checkpoint.ArrayCheckpoint`, with the
+same contents and the same `config.json` check (`check_run_config`).
 """
 
 import json
 import pathlib
 import shutil
 
-import tensorflow as tf
-
-from keras_rda.lab.enwik8 import replica_rows
 from keras_rda.lab.files import DamagedFile
 from keras_rda.lab.files import make_folder
 from keras_rda.lab.files import read_json
@@ -40,6 +39,47 @@ RUN_FILES = (
     "history.jsonl",
     "results.json",
 )
+
+
+def check_run_config(out_dir, run_config, has_checkpoint):
+    """Refuses to resume a checkpoint in `out_dir` written for another
+    `run_config`, then writes `run_config` to `out_dir/config.json`.
+
+    Args:
+        out_dir: the run's directory (made if missing).
+        run_config: a JSON-serialisable dict (model, sizes, data length).
+        has_checkpoint: whether `out_dir` holds a checkpoint to resume.
+
+    Raises:
+        ValueError: the saved `config.json` differs from `run_config`.
+        DamagedFile: the saved `config.json` cannot be read.
+    """
+    out_dir = pathlib.Path(out_dir)
+    make_folder(out_dir)
+    path = out_dir / "config.json"
+    if has_checkpoint:
+        saved = read_json(path)
+        diff = {
+            k: (saved.get(k), v) for k, v in run_config.items() if saved.get(k) != v
+        }
+        if diff:
+            raise ValueError(
+                f"{out_dir} holds a checkpoint of a different run "
+                f"(saved vs now: {diff}); use another --out directory."
+            )
+    write_atomically(path, json.dumps(run_config, indent=2))
+
+
+def refuse_other_format(checkpoints, pattern, backend):
+    """A `ValueError` if `checkpoints` holds files matching `pattern`: a
+    checkpoint of the loop on `backend`, which this one cannot read."""
+    found = sorted(pathlib.Path(checkpoints).glob(pattern))
+    if found:
+        raise ValueError(
+            f"{checkpoints} holds a checkpoint of the {backend} loop "
+            f"({found[0].name}); resume it with KERAS_BACKEND={backend}, or use "
+            "another --out directory or --restart."
+        )
 
 
 def discard(out_dir):
@@ -85,6 +125,8 @@ class TrainingCheckpoint:
     def __init__(
         self, out_dir, model, optimizer, strategy, state_sizes, batch_size, run_config
     ):
+        import tensorflow as tf
+
         self.out_dir = pathlib.Path(out_dir)
         self.strategy = strategy
         self.batch_size = batch_size
@@ -122,6 +164,8 @@ class TrainingCheckpoint:
         Returns:
             The checkpoint's path.
         """
+        from keras_rda.lab.enwik8 import replica_rows
+
         if states is not None:
             gathered = replica_rows.gather(self.strategy, states)
             for variable, value in zip(self.carried_state, gathered):
@@ -130,6 +174,8 @@ class TrainingCheckpoint:
 
     def distributed_state(self):
         """The saved carried state cut into the replicas' row blocks."""
+        from keras_rda.lab.enwik8 import replica_rows
+
         return replica_rows.distribute(
             self.strategy,
             [v.read_value() for v in self.carried_state],
@@ -138,6 +184,8 @@ class TrainingCheckpoint:
 
     def _restore(self, prefix):
         """Restores checkpoint `prefix`; `DamagedFile` if it cannot be."""
+        import tensorflow as tf
+
         try:
             self._checkpoint.restore(prefix).assert_consumed()
         # What TensorFlow raises for a file cut short or missing varies
@@ -160,22 +208,11 @@ class TrainingCheckpoint:
         """Refuses to resume a checkpoint written by a different setup, or
         one that cannot be told apart from one (its `config.json` or its
         `checkpoint` index damaged)."""
-        make_folder(self.out_dir)
-        path = self.out_dir / "config.json"
         checkpoints = pathlib.Path(self.manager.directory)
+        refuse_other_format(checkpoints, "ckpt-*.npz", "jax")
         if not self.manager.latest_checkpoint and any(checkpoints.glob("ckpt-*")):
             raise DamagedFile(
                 checkpoints / "checkpoint",
                 "it names no checkpoint, but checkpoint files are beside it",
             )
-        if self.manager.latest_checkpoint:
-            saved = read_json(path)
-            diff = {
-                k: (saved.get(k), v) for k, v in run_config.items() if saved.get(k) != v
-            }
-            if diff:
-                raise ValueError(
-                    f"{self.out_dir} holds a checkpoint of a different run "
-                    f"(saved vs now: {diff}); use another --out directory."
-                )
-        write_atomically(path, json.dumps(run_config, indent=2))
+        check_run_config(self.out_dir, run_config, bool(self.manager.latest_checkpoint))

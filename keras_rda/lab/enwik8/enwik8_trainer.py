@@ -1,13 +1,14 @@
-"""XLA-compiled truncated-BPTT training of the enwik8 model (TensorFlow).
+"""Compiled truncated-BPTT training of the enwik8 model (TensorFlow or JAX).
 
 `Enwik8Trainer` puts together parts with one job each:
 
-- `segment_steps.SegmentSteps`: the compiled (XLA) train and eval step of
-  one segment, with the state carried in and out, the global gradient
-  clipped and Adam's update (RDA paper, section 6.1);
-- `replica_rows`: the global batch's rows cut into per-replica blocks;
-- `checkpointing.TrainingCheckpoint`: model, optimizer, step counter (the
-  data position) and carried state, restored on creation;
+- the backend's parts (`tensorflow_parts.TensorFlowParts`,
+  `jax_parts.JaxParts`): the compiled train and eval step of one segment
+  with the state carried in and out, the global gradient clipped and Adam's
+  update (RDA paper, section 6.1), the checkpoint, and the placement of a
+  batch on the replicas or devices;
+- the checkpoint (model, optimizer, step counter = the data position,
+  carried state), restored on creation;
 - `loop_hooks`: what happens between steps (logging, periodic validation,
   periodic checkpoints, a user callback);
 - `stop_signals.StopSignals`: SIGINT/SIGTERM only raise a flag; the step in
@@ -16,12 +17,14 @@
   so rerunning the same command continues with the next step: none lost,
   none repeated.
 
-Logged: a progress bar (BPC, characters/second), TensorBoard scalars and
-`history.jsonl` (see `run_log`), and `out_dir/results.json`.
+Logged: a progress bar (BPC, characters/second), `history.jsonl` and
+TensorBoard scalars (see `run_log`), and `out_dir/results.json`.
 
-The loop needs the TensorFlow backend (`tf.function`, `tf.distribute`,
-`tf.train.Checkpoint`); under another `KERAS_BACKEND` the trainer refuses
-to start with a `RuntimeError` that names it.
+On TensorFlow the step is a `tf.function(jit_compile=True)` under any
+`tf.distribute` strategy; on JAX one `jax.jit` program through Keras's
+stateless API, on one device or under `keras.distribution.DataParallel`.
+Under another `KERAS_BACKEND` the trainer refuses to start with a
+`ValueError` that names it and the supported ones.
 """
 
 import dataclasses
@@ -29,15 +32,12 @@ import pathlib
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 from keras_rda.lab.datasets.enwik8 import num_segments
-from keras_rda.lab.datasets.enwik8 import segment_dataset
-from keras_rda.lab.enwik8 import replica_rows
+from keras_rda.lab.datasets.enwik8 import segments
 from keras_rda.lab.enwik8.char_model import RNN_LAYER_NAME
 from keras_rda.lab.enwik8.char_model import build_char_model
 from keras_rda.lab.enwik8.char_model import state_sizes
-from keras_rda.lab.enwik8.checkpointing import TrainingCheckpoint
 from keras_rda.lab.enwik8.loop_hooks import PeriodicCheckpoint
 from keras_rda.lab.enwik8.loop_hooks import PeriodicValidation
 from keras_rda.lab.enwik8.loop_hooks import StepCallback
@@ -45,17 +45,44 @@ from keras_rda.lab.enwik8.loop_hooks import TrainProgress
 from keras_rda.lab.enwik8.loop_hooks import bits_per_char
 from keras_rda.lab.enwik8.presets import Preset
 from keras_rda.lab.enwik8.run_log import RunLog
-from keras_rda.lab.enwik8.segment_steps import SegmentSteps
-from keras_rda.lab.enwik8.segment_steps import global_gradient_adam
 from keras_rda.lab.enwik8.stop_signals import StopSignals
 from keras_rda.utils import validation
+
+BACKENDS = ("tensorflow", "jax")
+
+
+def backend_parts(strategy=None):
+    """The loop's parts for Keras's backend (`TensorFlowParts`, `JaxParts`).
+
+    Args:
+        strategy: a `tf.distribute.Strategy` on TensorFlow; on JAX the lab's
+            one-device strategy or one with a `keras.distribution` (None:
+            the default device on both).
+
+    Raises:
+        ValueError: Keras runs on another backend (named, with `BACKENDS`).
+    """
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        from keras_rda.lab.enwik8.tensorflow_parts import TensorFlowParts
+
+        return TensorFlowParts(strategy)
+    if backend == "jax":
+        from keras_rda.lab.enwik8.jax_parts import JaxParts
+
+        return JaxParts(strategy)
+    raise ValueError(
+        f"The enwik8 loop runs on the backends {', '.join(BACKENDS)}, but "
+        f"Keras's backend is {backend!r}. Set KERAS_BACKEND to one of them "
+        "before Keras is imported."
+    )
 
 
 def training_segments(tokens, batch_size, bptt, start_step):
     """The training segments from the data position of step `start_step` on.
 
     Step `s` reads segment `s % segments_per_epoch` of the split laid out as
-    `batch_size` rows (`segment_dataset`); epochs follow one another for ever.
+    `batch_size` rows (`segments`); epochs follow one another for ever.
 
     Yields:
         `(segment, x, y)`: the segment's index in its epoch and its int32
@@ -64,7 +91,7 @@ def training_segments(tokens, batch_size, bptt, start_step):
     per_epoch = num_segments(len(tokens), batch_size, bptt)
     segment = start_step % per_epoch
     while True:
-        for x, y in segment_dataset(tokens, batch_size, bptt, start_segment=segment):
+        for x, y in segments(tokens, batch_size, bptt, start_segment=segment):
             yield segment, x, y
             segment += 1
         segment = 0
@@ -79,7 +106,9 @@ class Enwik8Trainer:
             an existing checkpoint there is restored.
         model: recurrent unit: "rda", "rda-exp-tanh", "lstm", "gru", "rwa".
         preset: a `keras_rda.lab.enwik8.presets.Preset`.
-        strategy: a `tf.distribute.Strategy` (default: the current one).
+        strategy: on TensorFlow a `tf.distribute.Strategy` (default: the
+            current one); on JAX None (the default device) or the lab's
+            `keras_rda.lab.strategies.make_strategy("data-parallel")`.
         seed: seed of the weight initialisation.
         verbose: 1 for a progress bar and messages, 0 for silence.
 
@@ -101,30 +130,28 @@ class Enwik8Trainer:
     def __init__(
         self, data, out_dir, model="lstm", preset=None, strategy=None, seed=0, verbose=1
     ):
-        validation.tensorflow_backend("The enwik8 training loop")
+        self._parts = backend_parts(strategy)
         self.data = data
         self.preset = preset or Preset(units=128, bptt=100, batch_size=32, steps=1000)
         self.model_name = model
-        self.strategy = strategy or tf.distribute.get_strategy()
+        self.strategy = self._parts.strategy
         self.out_dir = pathlib.Path(out_dir)
         self.verbose = verbose
         self.seed = seed
         self._set_sizes()
         self._build(seed)
-        self.checkpoint = TrainingCheckpoint(
+        self.checkpoint = self._parts.checkpoint(
             self.out_dir,
             self.model,
             self.optimizer,
-            self.strategy,
             self._state_sizes,
             self.batch_size,
-            run_config=self._run_config(),
+            self._run_config(),
         )
         self.step = self.checkpoint.step
-        self._segment_steps = SegmentSteps(
+        self._segment_steps = self._parts.segment_steps(
             self.model,
             self.optimizer,
-            self.strategy,
             global_chars=self.batch_size * self.preset.bptt,
             clipvalue=self.preset.clipvalue,
         )
@@ -137,6 +164,11 @@ class Enwik8Trainer:
         return self.checkpoint.restored_from
 
     @property
+    def backend(self):
+        """The Keras backend the loop runs on ("tensorflow" or "jax")."""
+        return self._parts.backend
+
+    @property
     def xla_function(self):
         """The jit-compiled function of the train step (None on TPU)."""
         return self._segment_steps.xla_function
@@ -144,7 +176,7 @@ class Enwik8Trainer:
     def _set_sizes(self):
         """Global batch sizes (multiples of the replicas) and epoch length."""
         p = self.preset
-        self.num_replicas = self.strategy.num_replicas_in_sync
+        self.num_replicas = self._parts.num_replicas
         self.batch_size = p.batch_size
         self.eval_batch_size = p.eval_batch_size or p.batch_size
         for name in ("batch_size", "eval_batch_size"):
@@ -165,11 +197,11 @@ class Enwik8Trainer:
     def _build(self, seed):
         p = self.preset
         keras.utils.set_random_seed(seed)
-        with self.strategy.scope():
+        with self._parts.scope():
             self.model = build_char_model(
                 self.model_name, p.units, self.data.vocab_size, p.embedding_dim
             )
-            self.optimizer = global_gradient_adam(
+            self.optimizer = self._parts.optimizer(
                 p.learning_rate, self.model.trainable_variables
             )
         self._rnn = self.model.get_layer(RNN_LAYER_NAME)
@@ -247,15 +279,15 @@ class Enwik8Trainer:
 
     def _run_steps(self, start, steps, hooks):
         """Steps from `start` to `steps` (or a stop request); `(step, states)`."""
-        states = self.checkpoint.distributed_state()
-        segments = training_segments(
+        states = self._parts.carried_state(self.checkpoint, self.batch_size)
+        stream = training_segments(
             self.data.train, self.batch_size, self.preset.bptt, start
         )
         step = start
         while step < steps and self._stop.reason is None:
-            segment, x, y = next(segments)
-            x, y = replica_rows.distribute(self.strategy, [x, y], self.batch_size)
-            reset = tf.constant(segment == 0)  # an epoch starts afresh
+            segment, x, y = next(stream)
+            x, y = self._parts.distribute([x, y], self.batch_size)
+            reset = self._parts.flag(segment == 0)  # an epoch starts afresh
             nats, states = self._segment_steps.train(x, y, states, reset)
             step += 1
             self.step.assign(step)
@@ -267,7 +299,7 @@ class Enwik8Trainer:
         if self.verbose:
             print(
                 f"\nStopped by signal {self._stop.reason} after step {step}; "
-                f"checkpoint saved in {self.checkpoint.manager.directory}. Run the "
+                f"checkpoint saved in {self.out_dir / 'checkpoints'}. Run the "
                 "same command again to resume."
             )
 
@@ -326,13 +358,11 @@ class Enwik8Trainer:
         if max_chars is not None:
             tokens = tokens[:max_chars]
         batch = self.eval_batch_size
-        states = replica_rows.zero_states(self.strategy, self._state_sizes, batch)
+        states = self._parts.zero_states(self._state_sizes, batch)
         nats, chars = 0.0, 0
-        for x, y in segment_dataset(
-            tokens, batch, self.preset.bptt, drop_remainder=False
-        ):
-            x_y = replica_rows.distribute(self.strategy, [x, y], batch)
-            reset = tf.constant(chars == 0)  # the split's first segment
+        for x, y in segments(tokens, batch, self.preset.bptt, drop_remainder=False):
+            x_y = self._parts.distribute([x, y], batch)
+            reset = self._parts.flag(chars == 0)  # the split's first segment
             loss, states = self._segment_steps.evaluate(*x_y, states, reset)
             nats += float(loss)
             chars += int(np.prod(y.shape))

@@ -81,7 +81,7 @@ class TrainProgress(LoopHook):
 
     def _log_interval(self, step):
         chars = self.chars_per_step * len(self._interval)
-        nats = float(np.sum([t.numpy() for t in self._interval]))
+        nats = float(np.sum([np.asarray(t) for t in self._interval]))
         bpc = bits_per_char(nats, chars)
         speed = chars / (time.perf_counter() - self._clock)
         self.latest = {"train_bpc": bpc, "chars_per_sec": speed}

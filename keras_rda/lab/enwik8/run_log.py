@@ -3,7 +3,8 @@
 - TensorBoard scalars under `out_dir/tensorboard` (`train/bpc`,
   `train/chars_per_sec`, `valid/bpc`, `test/bpc`), written with TensorFlow
   alone (`keras_rda.lab.runs.summaries`; `pip install tensorboard` only to
-  view them);
+  view them), on the TensorFlow backend only: on JAX, importing TensorFlow
+  beside it would take GPU memory, so `history.jsonl` holds the scalars;
 - `out_dir/history.jsonl`: one `{"step": ..., name: value, ...}` per line;
 - `out_dir/results.json`: the final result of `Enwik8Trainer.train`.
 """
@@ -11,7 +12,7 @@
 import json
 import pathlib
 
-import tensorflow as tf
+import keras
 
 from keras_rda.lab.files import DamagedFile
 from keras_rda.lab.files import write_atomically
@@ -23,19 +24,27 @@ class RunLog:
 
     Args:
         out_dir: the run's output directory (must exist).
+        tensorboard: whether to write TensorBoard scalars (default: on the
+            TensorFlow backend).
     """
 
-    def __init__(self, out_dir):
+    def __init__(self, out_dir, tensorboard=None):
         self.out_dir = pathlib.Path(out_dir)
+        if tensorboard is None:
+            tensorboard = keras.backend.backend() == "tensorflow"
+        self.tensorboard = tensorboard
         self._writer = None
 
     def scalars(self, step, values):
         """Logs `{name: float}` at `step` to TensorBoard and the history."""
-        if self._writer is None:
-            self._writer = tf.summary.create_file_writer(
-                str(self.out_dir / "tensorboard")
-            )
-        write_scalars(self._writer, values, step)
+        if self.tensorboard:
+            if self._writer is None:
+                import tensorflow as tf
+
+                self._writer = tf.summary.create_file_writer(
+                    str(self.out_dir / "tensorboard")
+                )
+            write_scalars(self._writer, values, step)
         with open(self.out_dir / "history.jsonl", "a") as f:
             f.write(json.dumps({"step": step, **values}) + "\n")
 

@@ -12,6 +12,7 @@ from keras_rda.lab.datasets.enwik8 import batchify
 from keras_rda.lab.datasets.enwik8 import decode
 from keras_rda.lab.datasets.enwik8 import num_segments
 from keras_rda.lab.datasets.enwik8 import segment_dataset
+from keras_rda.lab.datasets.enwik8 import segments
 from keras_rda.lab.datasets.enwik8 import split_tokens
 
 ENWIK6_SHA256 = "369b688978f649681136198fb96db14c1616756260c55fb4b65e9bc049552cad"
@@ -118,6 +119,26 @@ def test_start_segment_resumes_the_stream():
     for (x1, y1), (x2, y2) in zip(full[5:], resumed):
         np.testing.assert_array_equal(x1, x2)
         np.testing.assert_array_equal(y1, y2)
+
+
+@pytest.mark.parametrize(
+    "start,drop", [(0, True), (5, True), (0, False), (7, False), (8, False)]
+)
+def test_numpy_segments_equal_the_dataset(start, drop):
+    """`segments` (NumPy, what the loop reads on every backend) yields what
+    `segment_dataset`, checked above against an independent layout, does."""
+    tokens = np.frombuffer(generated_bytes(331), np.uint8)
+    expected = list(
+        segment_dataset(tokens, 4, 9, start, drop_remainder=drop).as_numpy_iterator()
+    )
+    got = list(segments(tokens, 4, 9, start, drop_remainder=drop))
+    assert len(got) == len(expected) > 0 or (start == 8 and len(got) == 1)
+    for (x1, y1), (x2, y2) in zip(expected, got, strict=True):
+        assert x2.dtype == y2.dtype == np.int32
+        np.testing.assert_array_equal(x1, x2)
+        np.testing.assert_array_equal(y1, y2)
+    with pytest.raises(ValueError, match="`start_segment`"):
+        next(segments(tokens, 4, 9, 99))
 
 
 def test_layout_argument_errors():
