@@ -67,6 +67,16 @@ def sequence_layer(name, units):
     return getattr(keras_rda, name)(units, return_sequences=True)
 
 
+def trained_like(model, seed=0):
+    """Every weight drawn from N(0, 0.1^2), as no initial weights are: the
+    exporters fold constants, and a bias still at zeros would drop an op
+    that a trained model's step runs."""
+    rng = np.random.RandomState(seed)
+    for weight in model.weights:
+        value = 0.1 * rng.standard_normal(tuple(weight.shape))
+        weight.assign(value.astype(weight.dtype))
+
+
 def onnx_session(path, profile=False):
     import onnxruntime
 
@@ -150,6 +160,7 @@ def export_all(name, args, directory):
     model = keras.Sequential(
         [keras.Input((None, args.features)), sequence_layer(name, args.units)]
     )
+    trained_like(model)
     step = streaming.step_model(model)
     stem = os.path.join(directory, name.replace("+", "_"))
     paths, sizes, failures = {}, {}, {}
