@@ -22,6 +22,7 @@ import tempfile
 from keras_rda.lab.files import FolderLock
 from keras_rda.lab.files import make_folder
 from keras_rda.lab.reporting import report
+from keras_rda.lab.runs.run_loop import EVEN_SPLITS
 from keras_rda.lab.runs.run_loop import train
 from keras_rda.lab.runs.spec import RunSpecError
 from keras_rda.lab.runs.spec import StrategyUnavailable
@@ -109,7 +110,8 @@ def resolve(spec):
 
 def _make_strategy(spec, settings):
     """`spec`'s strategy, made once for all its runs, and checked against
-    its batch sizes ("data-parallel" splits them evenly over the devices)."""
+    its batch sizes ("data-parallel" and "multi-worker" split them evenly
+    over the replicas)."""
     try:
         strategy = make_strategy(spec.strategy, tpu=spec.tpu)
     except ValueError as error:
@@ -117,7 +119,7 @@ def _make_strategy(spec, settings):
     except Exception as error:  # noqa: BLE001  (TPU resolvers raise many kinds)
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise StrategyUnavailable(f"{type(error).__name__}: {first}") from None
-    if strategy_name(strategy) == "data-parallel":
+    if strategy_name(strategy) in EVEN_SPLITS:
         try:
             check_global_batch(strategy, settings["batch_size"], "batch_size")
             check_global_batch(

@@ -14,6 +14,7 @@ score against the step count is the learning curve (`recording`), and the
 run is checkpointed after each of them (`checkpoint`).
 """
 
+import contextlib
 import math
 import warnings
 
@@ -32,6 +33,9 @@ from keras_rda.lab.strategies import make_strategy
 from keras_rda.lab.strategies import strategy_name
 from keras_rda.lab.zoo.registry import get_model_spec
 from keras_rda.utils import validation
+
+# Strategies that split every global batch into equal parts, one per replica.
+EVEN_SPLITS = ("data-parallel", "multi-worker")
 
 
 def compile_for_task(model, task, optimizer, jit_compile=False):
@@ -201,7 +205,8 @@ def train(
         strategy: a strategy from `keras_rda.lab.strategies.make_strategy`,
             or its name ("default", "data-parallel", "mirrored",
             "multi-worker" or "tpu"). `batch_size` and `eval_examples` must
-            split evenly over its devices for "data-parallel".
+            split evenly over its replicas for "data-parallel" and
+            "multi-worker".
         stop_at_threshold: stop once the task's threshold is met.
         verbose: 0 silent, 1 Keras's progress bar, 2 one line per
             evaluation (for logs written to files).
@@ -221,17 +226,16 @@ def train(
     Raises:
         CheckpointMismatch: `checkpoint_dir` holds a run with other settings,
             or one trained for more than `steps`.
-        ValueError: for "data-parallel", `batch_size` or `eval_examples`
-            does not split over the devices.
+        ValueError: for "data-parallel" or "multi-worker", `batch_size` or
+            `eval_examples` does not split over the replicas.
     """
     import keras
 
     validation.int_in_range("verbose", verbose, 0, 2)
     if strategy is None or isinstance(strategy, str):
         strategy = make_strategy(strategy)
-    if strategy_name(strategy) == "data-parallel":
-        # Keras splits each batch evenly over the devices (tf.distribute
-        # strategies take uneven splits).
+    if strategy_name(strategy) in EVEN_SPLITS:
+        # These split each global batch evenly over the replicas.
         check_global_batch(strategy, batch_size, "batch_size")
         check_global_batch(strategy, int(eval_examples), "eval_examples")
     spec = get_model_spec(model_name)
@@ -263,7 +267,10 @@ def train(
         spec, task, units, model_kwargs, optimizer_args, jit_compile, strategy
     )
     if checkpoint is not None:
-        finished = checkpoint.take_finished(model, settings["steps"], stop_at_threshold)
+        with strategy.scope():  # loading builds the optimizer's variables
+            finished = checkpoint.take_finished(
+                model, settings["steps"], stop_at_threshold
+            )
         if finished is not None:
             if verbose:
                 print(f"{model_name}: finished earlier ({checkpoint.directory})")
@@ -279,7 +286,8 @@ def train(
         tensorboard_dir=tensorboard_dir,
         prefix=f"{model_name} (seed {seed}) ",
     )
-    initial_epoch, clock = _resume(checkpoint, model, recorder, eval_every, verbose)
+    with strategy.scope():
+        initial_epoch, clock = _resume(checkpoint, model, recorder, eval_every, verbose)
     # A NaN or infinite loss stops the run (one line; recorded as diverged).
     nonfinite_stop = make_nonfinite_stop(
         eval_every, prefix=f"{model_name} (seed {seed}) "
@@ -292,7 +300,14 @@ def train(
         callbacks.insert(0, make_diagnostics(task))
     if checkpoint is not None:
         callbacks.append(make_checkpoint_callback(checkpoint, recorder, clock))
-    with strategy.scope():
+    # Keras's data parallelism on JAX splits the batches of `model.fit` only
+    # inside its scope; `tf.distribute` strategies need no scope there.
+    fit_scope = (
+        strategy.scope()
+        if strategy_name(strategy) == "data-parallel"
+        else contextlib.nullcontext()
+    )
+    with fit_scope:
         _fit(model, task, settings, callbacks, initial_epoch, verbose, strategy)
     result = run_result(model_name, task, recorder, clock.totals(), model, settings)
     if checkpoint is not None:
@@ -323,6 +338,74 @@ def _resume(checkpoint, model, recorder, eval_every, verbose):
     return epoch, Clock(state["seconds"], state["cpu_seconds"])
 
 
+def build_before_fit(model, strategy, batch):
+    """Prepares `model` for `fit` under a `MultiWorkerMirroredStrategy`.
+
+    Keras 3's `fit` on TensorFlow fails with several workers
+    (keras-team/keras#20585), in two places this works around:
+
+    - it first builds the model from one batch of the distributed dataset,
+      averaged eagerly over the replicas, which fails; the build needs only
+      the batch's shapes and dtypes, so it is done here from a local batch,
+      and `fit`'s own is skipped;
+    - it averages each step's logs over all workers along an axis 0 that
+      scalars lack; the logs are the metrics' values, which every replica
+      already holds in full (Keras's metric variables are summed over all
+      replicas as they update), so the average over this worker's
+      replicas, Keras's path for one worker, is the same number.
+
+    Args:
+        model: the compiled `keras.Model`.
+        strategy: the strategy its variables live in.
+        batch: `(x, y, sample_weight)` of one example.
+    """
+    from keras.src.backend.tensorflow import trainer
+
+    with strategy.scope():
+        model._symbolic_build(data_batch=batch)
+    model._maybe_symbolic_build = lambda iterator=None, data_batch=None: None
+    trainer._collective_all_reduce_multi_worker = lambda strategy: False
+
+
+def worker_rows(strategy, dataset, batch_size):
+    """`dataset`'s global batches, each worker keeping its own rows.
+
+    Every worker of a `MultiWorkerMirroredStrategy` draws the same stream
+    (the same seed) and keeps rows `[w * B / W, (w + 1) * B / W)` of each
+    global batch of `B`, cut into one equal part per local replica: the
+    replicas together see each global batch once, as one device would.
+    (`tf.distribute`'s own sharding cannot split a generator's stream.)
+
+    Args:
+        strategy: the `MultiWorkerMirroredStrategy`.
+        dataset: a `tf.data.Dataset` of global `(x, y, sample_weight)`
+            batches, `batch_size` rows each.
+        batch_size: `B`, a multiple of `strategy.num_replicas_in_sync`.
+
+    Returns:
+        A `tf.distribute` distributed dataset for `model.fit`.
+    """
+    import tensorflow as tf
+
+    def per_worker(context):
+        workers = context.num_input_pipelines
+        local = context.num_replicas_in_sync // workers
+        rows = batch_size // (workers * local)
+
+        def parts(*batch):
+            mine = [
+                tf.reshape(t, tf.concat([[workers, local, rows], tf.shape(t)[1:]], 0))[
+                    context.input_pipeline_id
+                ]
+                for t in batch
+            ]
+            return tf.data.Dataset.from_tensor_slices(tuple(mine))
+
+        return dataset.flat_map(parts)
+
+    return strategy.distribute_datasets_from_function(per_worker)
+
+
 def _fit(model, task, settings, callbacks, initial_epoch, verbose, strategy):
     """`model.fit` from `initial_epoch` to the run's end, scoring the held-out
     set after every `eval_every` steps; nothing when the run is done (at its
@@ -343,6 +426,9 @@ def _fit(model, task, settings, callbacks, initial_epoch, verbose, strategy):
     )
     if strategy_name(strategy) == "data-parallel":
         data = (local_rows(batch) for batch in data)
+    elif strategy_name(strategy) == "multi-worker":
+        data = worker_rows(strategy, data, settings["batch_size"])
+        build_before_fit(model, strategy, (x_val[:1], y_val[:1], w_val[:1]))
     replicas = strategy.num_replicas_in_sync
     val_batch = min(len(y_val), max(settings["batch_size"], 100))
     model.fit(
