@@ -95,7 +95,9 @@ def worker(args):
     compile_s = time.perf_counter() - begin
     batch = trainer.eval_batch_size
     eval_chars = min(batch * preset.bptt * args.eval_segments, len(data.valid))
-    trainer.evaluate("valid", max_chars=batch * preset.bptt)  # compile
+    # Twice: the first call compiles (for each segment shape, the last
+    # segment of a row being shorter), the second is timed.
+    trainer.evaluate("valid", max_chars=eval_chars)
     begin = time.perf_counter()
     trainer.evaluate("valid", max_chars=eval_chars)
     # Every row's characters but its first are predicted.
