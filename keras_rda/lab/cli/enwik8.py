@@ -4,7 +4,11 @@ On TensorFlow (`tf.function` under `tf.distribute`) or JAX (`jax.jit`
 through Keras's stateless API), as `KERAS_BACKEND` says.
 
     keras-rda enwik8 [--data PATH] [--scale small|paper|tiny] [--model M]
-                     [--steps N] [--strategy default|mirrored|tpu] [--out DIR]
+                     [--steps N] [--strategy S] [--out DIR]
+
+`--strategy`: default, mirrored or tpu on TensorFlow; default or
+data-parallel on JAX. The loop runs on one host: multi-worker (and JAX on
+several hosts) is a one-line error.
 
 Rerunning the same command after an interruption (Ctrl-C, SIGTERM, a
 preempted VM) resumes from the checkpoint in `--out`; `--restart` discards
@@ -128,6 +132,11 @@ def run(args):
     """
     preset = _preset(args)
     checked(validation.non_negative_int, "--seed", args.seed)
+    if args.strategy == "multi-worker":
+        raise CommandError(
+            "--strategy multi-worker: the enwik8 loop runs on one host; use "
+            "default, mirrored or tpu on TensorFlow, default or data-parallel on JAX"
+        )
     out = args.out or f"runs/enwik8-{args.model}-{args.scale}"
     data = _load(args.data)
     _check_backend()

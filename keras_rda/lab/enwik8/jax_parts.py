@@ -31,6 +31,13 @@ class JaxParts:
     backend = "jax"
 
     def __init__(self, strategy=None):
+        import jax
+
+        if jax.process_count() > 1:
+            raise ValueError(
+                "The enwik8 loop runs on one host, but JAX runs "
+                f"{jax.process_count()} processes; use data-parallel on one host."
+            )
         self.strategy = strategy
         self.distribution = getattr(strategy, "distribution", None)
         self.num_replicas = getattr(strategy, "num_replicas_in_sync", 1)

@@ -28,8 +28,10 @@ evaluation and checkpoints read the model and optimizer as usual.
 import jax
 import jax.numpy as jnp
 import keras
+import numpy as np
 
 from keras_rda.lab.enwik8.char_model import RNN_LAYER_NAME
+from keras_rda.lab.strategies import shard_batch
 
 
 class JaxSegmentSteps:
@@ -73,16 +75,11 @@ class JaxSegmentSteps:
 
     def distribute(self, values):
         """Each `[global_batch, ...]` array as a device array, its rows
-        sharded over the distribution's devices (if any)."""
-        values = [jnp.asarray(v) for v in values]
+        sharded over the distribution's devices (if any, through
+        `keras_rda.lab.strategies.shard_batch`)."""
         if self.distribution is None:
-            return values
-        return [
-            keras.distribution.distribute_tensor(
-                v, self.distribution.get_data_layout(v.shape)
-            )
-            for v in values
-        ]
+            return [jnp.asarray(v) for v in values]
+        return shard_batch([np.asarray(v) for v in values], self.distribution)
 
     def train(self, x, y, states, reset):
         """One training step; updates the model's and optimizer's variables."""

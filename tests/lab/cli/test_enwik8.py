@@ -66,3 +66,12 @@ def test_enwik8_results_dir_adds_the_run_to_the_scales_record(tmp_path):
     assert run["test_bpc"] == result["test_bpc"] and run["step"] == 2
     assert run["command"].startswith("keras-rda enwik8 --data")
     assert run["history"][-1]["valid/bpc"] == result["valid_bpc"]
+
+
+def test_enwik8_refuses_multi_worker_in_one_line(tmp_path, capsys):
+    argv = ["enwik8", "--scale", "tiny", "--strategy", "multi-worker"]
+    assert main(argv + ["--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--strategy multi-worker" in err[0], err
+    assert "data-parallel on JAX" in err[0]
+    assert not (tmp_path / "run").exists()

@@ -10,9 +10,15 @@ and resumed from its checkpoint must equal one run straight through, and a
 data-parallel JAX run over two virtual CPU devices the one-device run.
 """
 
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
+from tests.conftest import REPO_ROOT
 from tests.lab.enwik8.conftest import run_script
 
 # argv: out_dir, weights file, "save" or "load", model, steps.
@@ -126,22 +132,11 @@ def test_resumed_jax_run_equals_an_uninterrupted_one(tmp_path):
 
 DATA_PARALLEL_SCRIPT = """
 import json, sys
-import keras
 import numpy as np
 from keras_rda.lab.enwik8.enwik8_trainer import Enwik8Trainer
 from keras_rda.lab.enwik8.presets import get_preset
+from keras_rda.lab.strategies import make_strategy
 from tests.lab.enwik8.conftest import make_data
-
-
-class Devices:
-    # The strategy interface the lab's data-parallel strategy has.
-    def __init__(self, distribution):
-        self.distribution = distribution
-        self.num_replicas_in_sync = len(keras.distribution.list_devices())
-
-    def scope(self):
-        return self.distribution.scope()
-
 
 root = sys.argv[1]
 preset = get_preset("tiny", log_every=1, checkpoint_every=1000)
@@ -149,8 +144,7 @@ data = make_data()
 runs = {}
 for name, strategy in (
     ("one", None),
-    ("two", Devices(keras.distribution.DataParallel(
-        devices=keras.distribution.list_devices()))),
+    ("two", make_strategy("data-parallel")),
 ):
     t = Enwik8Trainer(data, f"{root}/{name}", model="rda", preset=preset,
                       strategy=strategy, verbose=0)
@@ -160,6 +154,7 @@ for name, strategy in (
         "bpc": [h["train/bpc"] for h in t.history()],
         "state": [np.asarray(v.numpy()).tolist() for v in t.checkpoint.carried_state],
         "valid": t.evaluate("valid", max_chars=200),
+        "devices": len(t._parts.distribute([np.zeros((4, 3))], 4)[0].devices()),
     }
 print("REPORT" + json.dumps(runs))
 """
@@ -175,7 +170,41 @@ def test_data_parallel_jax_equals_one_device(tmp_path):
     )
     one, two = runs["one"], runs["two"]
     assert (one["replicas"], two["replicas"]) == (1, 2)
+    assert (one["devices"], two["devices"]) == (1, 2)  # the rows are split
     np.testing.assert_allclose(two["bpc"], one["bpc"], rtol=1e-5)
     np.testing.assert_allclose(two["valid"], one["valid"], rtol=1e-5)
     for a, b in zip(two["state"], one["state"], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_the_command_on_jax_with_data_parallel(tmp_path):
+    """`keras-rda enwik8` on JAX over two devices: it trains, evaluates,
+    checkpoints (.npz, no TensorBoard) and adds the run to the record."""
+    data = tmp_path / "sample.txt"
+    data.write_bytes(b"<mediawiki the cat sat on the mat. " * 200)
+    argv = ["enwik8", "--data", str(data), "--scale", "tiny", "--steps", "2"]
+    argv += ["--model", "gru", "--strategy", "data-parallel", "--verbose", "0"]
+    argv += ["--out", str(tmp_path / "run"), "--results-dir", str(tmp_path / "rec")]
+    env = dict(
+        os.environ,
+        KERAS_BACKEND="jax",
+        XLA_FLAGS="--xla_force_host_platform_device_count=2",
+        PYTHONPATH=str(REPO_ROOT),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "keras_rda.lab.cli", *argv],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "gru: valid BPC" in proc.stdout
+    result = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert result["step"] == 2 and 0 < result["test_bpc"] < 9
+    assert (tmp_path / "run" / "checkpoints" / "ckpt-2.npz").exists()
+    assert not (tmp_path / "run" / "tensorboard").exists()
+    record = json.loads((tmp_path / "rec" / "enwik8-tiny.json").read_text())
+    assert record["runs"]["gru"]["test_bpc"] == result["test_bpc"]
