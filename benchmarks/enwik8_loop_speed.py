@@ -6,13 +6,15 @@ after the warm-up steps (compilation), the workers train interleaved
 chunks of steps, one backend after the other in each round, so that a
 shared machine's changing load hits them alike. A chunk's time per step is
 measured between its first and its last step's end (the trainer's
-`on_step`). Reported per backend: characters and steps per second (median
-and range over the rounds), the ratio to the first backend's median, the
-compile time (the warm-up), the evaluation speed, and the projected time of
-the preset's whole schedule: its `steps` training steps plus its
-evaluations on the full enwik8's splits (periodic ones on `eval_chars`
-validation characters, then the full 5M validation and 5M test characters).
-The load average of the machine before and after goes into the record.
+`on_step`, which waits for the step's update to be computed: JAX dispatches
+a step before the previous one has run). Reported per backend: characters
+and steps per second (median and range over the rounds), the ratio to the
+first backend's median, the compile time (the warm-up), the evaluation
+speed, and the projected time of the preset's whole schedule: its `steps`
+training steps plus its evaluations on the full enwik8's splits (periodic
+ones on `eval_chars` validation characters, then the full 5M validation and
+5M test characters). The load average of the machine before and after goes
+into the record.
 
     python benchmarks/enwik8_loop_speed.py --backends tensorflow jax --json PATH
     python benchmarks/enwik8_loop_speed.py --backends jax --scale paper --json PATH
@@ -29,6 +31,7 @@ import os
 import pathlib
 import platform
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -79,16 +82,22 @@ def worker(args):
     )
     done = 0
 
+    # JAX (and TensorFlow on a GPU) dispatch a step before the previous one
+    # has run: reading the step's smallest updated weight waits for it.
+    smallest = min(trainer.model.trainable_variables, key=lambda v: np.prod(v.shape))
+
+    def step_end(step):
+        np.asarray(smallest.numpy())
+        ends.append(time.perf_counter())
+
     def run(steps):
         nonlocal done
-        ends = []
+        ends.clear()
         done += steps
-        trainer.train(
-            steps=done,
-            final_eval=False,
-            on_step=lambda step: ends.append(time.perf_counter()),
-        )
-        return ends
+        trainer.train(steps=done, final_eval=False, on_step=step_end)
+        return list(ends)
+
+    ends = []
 
     begin = time.perf_counter()
     run(args.warmup)
@@ -162,7 +171,10 @@ class Worker:
             self.process.stdin.close()
         except OSError:
             pass
-        self.process.wait(timeout=60)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
 
 def projected_hours(preset, sec_per_step, eval_speed):
@@ -223,6 +235,8 @@ def table(entries, args):
 
 
 def driver(args, argv):
+    # SIGTERM (`timeout`) unwinds, so that the workers are told to quit.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     load_before = os.getloadavg()
     workers = []
     try:
