@@ -272,11 +272,12 @@ def write(args, argv, entries, load_before, rounds):
     columns, rows = table(entries, args)
     preset = entries[0]["preset"]
     load_after = os.getloadavg()
+    device = ", ".join(entries[0]["accelerators"] or ["CPU"])
     note = (
         f"Training characters and steps per second of the enwik8 loop "
         f"({args.scale} preset: {preset['units']} units, batch "
         f"{preset['batch_size']}, bptt {preset['bptt']}; data "
-        f"{entries[0]['data']}) on {entries[0]['accelerators'] or 'CPU'}, the "
+        f"{entries[0]['data']}) on {device}, the "
         f"median and range of {rounds} interleaved chunks of {args.steps} steps "
         f"after {args.warmup} warm-up steps; the projected schedule adds the "
         f"evaluations on the full enwik8's splits at the measured evaluation "
@@ -288,7 +289,9 @@ def write(args, argv, entries, load_before, rounds):
         {
             "benchmark": "enwik8_loop_speed",
             "command": "python "
-            + shlex.join(["benchmarks/enwik8_loop_speed.py", *argv]),
+            + shlex.join(
+                ["benchmarks/enwik8_loop_speed.py", *command_args(args, argv)]
+            ),
             "git": git_commit(),
             "machine": {
                 "platform": platform.platform(),
@@ -306,6 +309,22 @@ def write(args, argv, entries, load_before, rounds):
             "notes": [note],
         },
     )
+
+
+def command_args(args, argv):
+    """`argv` as the record's command: `--json` names the committed record
+    (`--record-path`) rather than where this run wrote it."""
+    words, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--record-path":
+            skip = True
+        elif not word.startswith("--record-path="):
+            words.append(word)
+    if args.record_path and "--json" in words[:-1]:
+        words[words.index("--json") + 1] = args.record_path
+    return words
 
 
 def git_commit():
@@ -363,6 +382,11 @@ def main(argv=None):
         "--eval-segments", type=int, default=5, help="segments of the eval timing"
     )
     parser.add_argument("--json", metavar="PATH", help="write the table record")
+    parser.add_argument(
+        "--record-path",
+        metavar="PATH",
+        help="where the record will be committed (its command names it)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.steps < 2:
