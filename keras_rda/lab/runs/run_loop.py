@@ -161,6 +161,14 @@ def run_settings(model_spec, steps, eval_every, optimizer_args, **settings):
         # Only when set, so that the checkpoints of runs made before this
         # option keep their fingerprint and still resume.
         recorded["clipnorm"] = clipnorm
+    global_clipnorm = model_spec.gradient_clip(clipvalue, clipnorm).get(
+        "global_clipnorm"
+    )
+    if global_clipnorm:
+        # The zoo's clip of the global norm, where no clip is asked for: it
+        # replaces the element-wise one.
+        recorded["clipvalue"] = 0.0
+        recorded["global_clipnorm"] = global_clipnorm
     return recorded
 
 

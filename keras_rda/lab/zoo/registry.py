@@ -36,6 +36,9 @@ class ModelSpec:
         paper: the source of the model and of its settings.
         learning_rate: Adam learning rate of the paper.
         clipvalue: element-wise gradient clipping of the paper, or None.
+        global_clipnorm: the package's recommended clip of the gradient's
+            global norm (Keras's `global_clipnorm`), used where neither
+            `clipvalue` nor `clipnorm` is asked for; None: `clipvalue`.
         batch_size: the paper's batch size.
         units: the paper's hidden size (informational; `build` default).
         layer: for single-layer recurrent models, `layer(units, **kwargs)`
@@ -58,6 +61,7 @@ class ModelSpec:
     paper: str = ""
     learning_rate: float = 1e-3
     clipvalue: float | None = None
+    global_clipnorm: float | None = None
     batch_size: int = 100
     units: int | None = None
     layer: Callable | None = None
@@ -113,7 +117,10 @@ class ModelSpec:
 
     def gradient_clip(self, clipvalue=None, clipnorm=None):
         """The optimiser's clipping arguments: `{"clipvalue": v}`,
-        `{"clipnorm": n}` or `{}`.
+        `{"clipnorm": n}`, `{"global_clipnorm": n}` or `{}`.
+
+        Without `clipvalue` and `clipnorm` (both None) the model's own:
+        its `global_clipnorm` where it has one, else its `clipvalue`.
 
         Args:
             clipvalue: overrides the model's element-wise gradient clip
@@ -126,6 +133,8 @@ class ModelSpec:
         Raises:
             ValueError: `clipnorm` with a non-zero element-wise clip.
         """
+        if clipvalue is None and clipnorm is None and self.global_clipnorm:
+            return {"global_clipnorm": self.global_clipnorm}
         clip = clipvalue if clipvalue is not None else self.clipvalue
         if clipnorm:
             if clip:
@@ -160,6 +169,7 @@ def register_model(
     paper="",
     learning_rate=1e-3,
     clipvalue=None,
+    global_clipnorm=None,
     batch_size=100,
     units=None,
     layer=None,
@@ -183,6 +193,7 @@ def register_model(
             paper=paper,
             learning_rate=learning_rate,
             clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
             batch_size=batch_size,
             units=units,
             layer=layer,

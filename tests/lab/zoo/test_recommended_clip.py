@@ -1,0 +1,42 @@
+"""The RDA's recommended gradient clip: the global norm, not the paper's
+element-wise clip (issue 57), unless a clip is asked for."""
+
+import pytest
+
+from keras_rda.lab.runs.run_loop import train
+from keras_rda.lab.tasks import get_task
+from keras_rda.lab.zoo import get_model_spec
+
+TINY = dict(steps=2, batch_size=4, units=3, eval_every=2, eval_examples=8, verbose=0)
+
+
+@pytest.mark.parametrize(
+    "asked, expected",
+    [
+        ({}, {"global_clipnorm": 1.0}),
+        ({"clipvalue": 1.0}, {"clipvalue": 1.0}),
+        ({"clipvalue": 0.0}, {}),
+        ({"clipvalue": 0.0, "clipnorm": 5.0}, {"clipnorm": 5.0}),
+    ],
+)
+def test_rda_clip_unless_asked(asked, expected):
+    assert get_model_spec("rda").gradient_clip(**asked) == expected
+
+
+def test_models_without_a_recommendation_keep_their_papers_clip():
+    assert get_model_spec("lstm").gradient_clip() == {"clipvalue": 1.0}
+    assert get_model_spec("rwa").gradient_clip() == {}
+
+
+def test_the_recorded_settings_say_which_clip_ran():
+    task = get_task("adding-problem", length=6)
+    result = train(task, "rda", **TINY)
+    assert result.keras_model.optimizer.global_clipnorm == 1.0
+    assert result.keras_model.optimizer.clipvalue is None
+    assert result.settings["clipvalue"] == 0.0
+    assert result.settings["global_clipnorm"] == 1.0
+    paper = train(task, "rda", clipvalue=1.0, **TINY)
+    assert paper.keras_model.optimizer.global_clipnorm is None
+    assert paper.keras_model.optimizer.clipvalue == 1.0
+    assert paper.settings["clipvalue"] == 1.0
+    assert "global_clipnorm" not in paper.settings
