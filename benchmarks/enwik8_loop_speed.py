@@ -205,6 +205,11 @@ def summary(worker, times):
     }
 
 
+def duration(hours):
+    """`hours` as "3.2 h", or in minutes under an hour ("7 min")."""
+    return f"{hours:.1f} h" if hours >= 1 else f"{hours * 60:.0f} min"
+
+
 def table(entries, args):
     """Columns and rows of the record's table (ratios to the first backend)."""
     reference = entries[0]["chars_per_sec_median"]
@@ -219,8 +224,8 @@ def table(entries, args):
                 f"{e['steps_per_sec_median']:.2f}",
                 f"{e['chars_per_sec_median'] / reference:.2f}x",
                 f"{e['compile_s']:.0f} s",
-                f"{e['preset']['steps']:,} steps: {p['total_h']:.1f} h "
-                f"({p['training_h']:.1f} h training)",
+                f"{e['preset']['steps']:,} steps: {duration(p['total_h'])} "
+                f"({duration(p['training_h'])} training)",
             ]
         )
     columns = [
@@ -281,7 +286,8 @@ def write(args, argv, entries, load_before, rounds):
         f"median and range of {rounds} interleaved chunks of {args.steps} steps "
         f"after {args.warmup} warm-up steps; the projected schedule adds the "
         f"evaluations on the full enwik8's splits at the measured evaluation "
-        f"speed. Load average (1 min) {load_before[0]:.1f} before, "
+        f"speed (measured once per backend after its warm-up, not "
+        f"interleaved). Load average (1 min) {load_before[0]:.1f} before, "
         f"{load_after[0]:.1f} after."
     )
     write_json(
