@@ -8,6 +8,7 @@ second's (after one clipped Adam update, from the carried state) and the
 state carried out of it must agree to float32 tolerance. A JAX run stopped
 and resumed from its checkpoint must equal one run straight through, and a
 data-parallel JAX run over two virtual CPU devices the one-device run.
+Each test is one or two fresh processes of ~15 s of CPU (tiny preset).
 """
 
 import json
@@ -16,7 +17,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pytest
 
 from tests.conftest import REPO_ROOT
 from tests.lab.enwik8.conftest import run_script
@@ -46,7 +46,6 @@ print("REPORT" + json.dumps({
 """
 
 
-@pytest.mark.slow
 def test_jax_equals_tensorflow_from_the_same_weights(tmp_path):
     weights = tmp_path / "initial.weights.h5"
     args = (weights, "rda", 2)
@@ -117,7 +116,6 @@ print("REPORT" + json.dumps({
 """
 
 
-@pytest.mark.slow
 def test_resumed_jax_run_equals_an_uninterrupted_one(tmp_path):
     report = run_script(RESUME_SCRIPT, tmp_path, KERAS_BACKEND="jax")
     assert report["backend"] == "jax"
@@ -160,7 +158,6 @@ print("REPORT" + json.dumps(runs))
 """
 
 
-@pytest.mark.slow
 def test_data_parallel_jax_equals_one_device(tmp_path):
     runs = run_script(
         DATA_PARALLEL_SCRIPT,
@@ -177,7 +174,6 @@ def test_data_parallel_jax_equals_one_device(tmp_path):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.slow
 def test_the_command_on_jax_with_data_parallel(tmp_path):
     """`keras-rda enwik8` on JAX over two devices: it trains, evaluates,
     checkpoints (.npz, no TensorBoard) and adds the run to the record."""
