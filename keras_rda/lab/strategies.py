@@ -215,6 +215,8 @@ def is_chief(strategy=None):
             JAX process index alone decides).
     """
     resolver = getattr(strategy, "cluster_resolver", None)
+    if strategy_name(strategy) != "multi-worker":
+        resolver = None  # one process (a TPU's resolver is not asked)
     if resolver is not None and getattr(resolver, "task_type", None) is not None:
         task_type, task_id = resolver.task_type, resolver.task_id
         if task_type == "chief":
