@@ -120,3 +120,15 @@ def test_train_with_diagnose_records_them_in_the_curve():
 def test_probe_examples_must_be_positive():
     with pytest.raises(ValueError, match="probe_examples"):
         diagnostics.make_diagnostics(get_task("adding-problem", length=6), probe_examples=0)
+
+
+def test_the_command_line_flag_reaches_the_run(monkeypatch, tmp_path):
+    """`--diagnose` sets `RunSpec.diagnose`, which the lab passes to `train`."""
+    from keras_rda.lab import runs
+    from keras_rda.lab.cli import main
+
+    handed = []
+    monkeypatch.setattr(runs, "run", handed.append)
+    argv = ["train", "mnist", "--model", "rda", "--out", str(tmp_path), "--verbose", "0"]
+    assert main(argv + ["--diagnose"]) == 0 and handed[-1].diagnose
+    assert main(argv) == 0 and not handed[-1].diagnose
