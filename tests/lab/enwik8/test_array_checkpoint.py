@@ -74,3 +74,18 @@ def test_a_tensorflow_loop_checkpoint_is_refused(tmp_path):
     (tmp_path / "checkpoints" / "checkpoint").write_text('model_checkpoint_path: "x"')
     with pytest.raises(ValueError, match="KERAS_BACKEND=tensorflow"):
         make(tmp_path)
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow", reason="the TensorFlow loop's checkpoint"
+)
+def test_the_tensorflow_loop_refuses_a_jax_checkpoint(tmp_path):
+    import tensorflow as tf
+
+    from keras_rda.lab.enwik8.checkpointing import TrainingCheckpoint
+
+    model, optimizer, checkpoint = make(tmp_path)
+    checkpoint.save()
+    strategy = tf.distribute.get_strategy()
+    with pytest.raises(ValueError, match="ckpt-0.npz.*KERAS_BACKEND=jax"):
+        TrainingCheckpoint(tmp_path, model, optimizer, strategy, [3, 1], 4, CONFIG)
