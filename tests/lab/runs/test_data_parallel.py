@@ -6,7 +6,8 @@ Runs in a subprocess, because the device count of JAX's CPU platform
 starts. The run is the same model, seed and global batch once on one device
 ("default") and once split over both; data parallelism changes where rows
 are computed, not the mathematics, so the two agree within float32
-round-off (sums in another order).
+round-off (sums in another order). A data-parallel run stopped halfway and
+resumed from its checkpoint continues exactly as the uninterrupted one.
 """
 
 import json
@@ -37,14 +38,17 @@ def counting_put(batch, layout, batch_dim_name):
     return out
 jax_distribution.distribute_data_input = counting_put
 
+def run(strategy, steps=4, checkpoint_dir=None):
+    return train(
+        get_task("copy", length=8, num_symbols=4, copy_length=3), "rda",
+        steps=steps, batch_size=8, units=8, eval_every=2, eval_examples=20,
+        seed=3, strategy=strategy, verbose=0, checkpoint_dir=checkpoint_dir,
+    )
+
 out = {"devices": len(keras.distribution.list_devices())}
 for strategy in ("default", "data-parallel"):
     placed.clear()
-    result = train(
-        get_task("copy", length=8, num_symbols=4, copy_length=3), "rda",
-        steps=4, batch_size=8, units=8, eval_every=2, eval_examples=20,
-        seed=3, strategy=strategy, verbose=0,
-    )
+    result = run(strategy)
     model = result.keras_model
     out[strategy] = {
         "curve": result.curve,
@@ -55,11 +59,14 @@ for strategy in ("default", "data-parallel"):
         ),
         "placed": sorted({tuple(p) for p in placed}),
     }
+# Stopped after step 2, then resumed from its checkpoint to step 4.
+run("data-parallel", 2, sys.argv[1])
+out["resumed"] = run("data-parallel", 4, sys.argv[1]).curve
 print("RESULT" + json.dumps(out))
 """
 
 
-def run_on_two_devices(script, timeout=150):
+def run_on_two_devices(script, *args, timeout=150):
     """Runs `script` with JAX on two virtual CPU devices; its RESULT line."""
     env = dict(
         os.environ,
@@ -69,7 +76,7 @@ def run_on_two_devices(script, timeout=150):
         PYTHONPATH=str(REPO_ROOT),
     )
     proc = subprocess.run(
-        [sys.executable, "-c", script],
+        [sys.executable, "-c", script, *map(str, args)],
         env=env,
         cwd=REPO_ROOT,
         capture_output=True,
@@ -82,8 +89,8 @@ def run_on_two_devices(script, timeout=150):
 
 
 @pytest.mark.slow
-def test_data_parallel_on_two_devices_equals_one_device():
-    out = run_on_two_devices(SCRIPT)
+def test_data_parallel_on_two_devices_equals_one_device(tmp_path):
+    out = run_on_two_devices(SCRIPT, tmp_path / "checkpoints")
     assert out["devices"] == 2
     one, two = out["default"], out["data-parallel"]
     assert (one["strategy"], two["strategy"]) == ("default", "data-parallel")
@@ -99,3 +106,5 @@ def test_data_parallel_on_two_devices_equals_one_device():
     for a, b in zip(one["curve"], two["curve"], strict=True):
         for key in ("loss", "val_loss", "val_accuracy"):
             assert b[key] == pytest.approx(a[key], rel=1e-4, abs=1e-6), key
+    # A resumed data-parallel run continues as the uninterrupted one.
+    assert out["resumed"] == two["curve"]
