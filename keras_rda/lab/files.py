@@ -81,6 +81,26 @@ def make_folder(folder):
     return folder
 
 
+def check_folder(folder):
+    """`FolderUnusable` if `folder`, or the nearest of its parents that
+    exists, is not a folder; writes nothing.
+
+    For the checks a run makes before it may write (a multi-worker run
+    learns only from its strategy where it writes).
+
+    Returns:
+        `folder` as a `pathlib.Path`.
+    """
+    folder = pathlib.Path(folder)
+    for path in (folder, *folder.parents):
+        if path.exists():
+            if not path.is_dir():
+                error = FileExistsError(17, "it is a file, not a folder", str(path))
+                raise FolderUnusable(folder, error)
+            break
+    return folder
+
+
 @contextlib.contextmanager
 def replacing(path):
     """Yields a fresh name beside `path` to write to; then moves it to `path`.

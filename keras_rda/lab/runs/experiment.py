@@ -20,6 +20,7 @@ import shutil
 import tempfile
 
 from keras_rda.lab.files import FolderLock
+from keras_rda.lab.files import check_folder
 from keras_rda.lab.files import make_folder
 from keras_rda.lab.reporting import report
 from keras_rda.lab.runs.run_loop import EVEN_SPLITS
@@ -64,6 +65,7 @@ def run(spec):
             damaged or missing (`restart` discards them).
     """
     task, settings = resolve(spec)
+    check_folder(spec.out)  # before the strategy loads a backend
     strategy = _make_strategy(spec, settings)
     if not is_chief(strategy):
         return _run_as_worker(spec, task, settings, strategy)
