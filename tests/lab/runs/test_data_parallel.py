@@ -88,7 +88,6 @@ def run_on_two_devices(script, *args, timeout=150):
     return json.loads(line[len("RESULT") :])
 
 
-@pytest.mark.slow
 def test_data_parallel_on_two_devices_equals_one_device(tmp_path):
     out = run_on_two_devices(SCRIPT, tmp_path / "checkpoints")
     assert out["devices"] == 2

@@ -90,7 +90,6 @@ def curve(out):
     return run["curve"], run["settings"]["strategy"]
 
 
-@pytest.mark.slow
 def test_two_workers_resumed_equal_one_process(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     launch(one, 4, "default", workers=1)
