@@ -12,7 +12,7 @@ import platform
 import subprocess
 import sys
 
-PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]
+PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[3]  # the checkout: keras_rda/lab/reporting/ -> ../../..
 
 
 def git_commit(root=PACKAGE_ROOT):
