@@ -140,11 +140,6 @@ def sequence_model(
     description="RDA-sigmoid-id: sigmoid attention, identity output (the paper's RDA)",
     paper=RDA_PAPER,
     clipvalue=1.0,
-    # Recommended instead of the paper's element-wise clip at 1, under which
-    # a 784-step sequential MNIST run fell back to chance and which engaged
-    # on almost no gradient element in the `--diagnose` runs (issue 57;
-    # docs/guides/choosing-a-unit.md). `--clipvalue 1`: the paper's clip.
-    global_clipnorm=1.0,
     **PAPER_SETTINGS,
     layer=rda_layer,
     passes_to=layer_class("keras_rda.layers", "RDA"),
