@@ -464,6 +464,7 @@ TIMING_TABLES = (
     "attention_speed",
     "comparison_cost",
     "enwik8_speed",
+    "enwik8_loop_speed",
     "speed_summary",
     "tensorarray_gradient",
 )
