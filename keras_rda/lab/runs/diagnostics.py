@@ -57,11 +57,12 @@ DIAGNOSTIC_KEYS = (
 def find_attention_layer(model):
     """The first layer of `model` whose cell is an RWA/RDA cell reading
     `h_{t-1}` (`RWACell`, `RDACell`), or None."""
-    from keras_rda.cells.base_rda_cell import BaseRDACell
+    from keras_rda import RDACell
+    from keras_rda import RWACell
 
     for layer in model._flatten_layers(include_self=False):
         cell = getattr(layer, "cell", None)
-        if isinstance(cell, BaseRDACell) and cell.gates_read_hidden:
+        if isinstance(cell, (RWACell, RDACell)) and cell.gates_read_hidden:
             return layer
     return None
 
