@@ -12,7 +12,8 @@ import platform
 import subprocess
 import sys
 
-PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[3]  # the checkout: keras_rda/lab/reporting/ -> ../../..
+# The checkout: keras_rda/lab/reporting/ -> ../../..
+PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def git_commit(root=PACKAGE_ROOT):

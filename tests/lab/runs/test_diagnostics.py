@@ -47,7 +47,9 @@ def test_discount_and_attention_statistics():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(6, 1, 2)).astype(np.float32)
     layer = _built(RDA(4), x)
-    kernel, bias = (np.asarray(w, np.float64) for w in (layer.cell.kernel, layer.cell.bias))
+    kernel, bias = (
+        np.asarray(w, np.float64) for w in (layer.cell.kernel, layer.cell.bias)
+    )
     bias[12:] = -30.0
     layer.cell.bias.assign(bias.astype(np.float32))
     logits = x[:, 0].astype(np.float64) @ kernel[:, 8:12] + bias[8:12]
@@ -119,7 +121,9 @@ def test_train_with_diagnose_records_them_in_the_curve():
 
 def test_probe_examples_must_be_positive():
     with pytest.raises(ValueError, match="probe_examples"):
-        diagnostics.make_diagnostics(get_task("adding-problem", length=6), probe_examples=0)
+        diagnostics.make_diagnostics(
+            get_task("adding-problem", length=6), probe_examples=0
+        )
 
 
 def test_the_command_line_flag_reaches_the_run(monkeypatch, tmp_path):
@@ -129,6 +133,9 @@ def test_the_command_line_flag_reaches_the_run(monkeypatch, tmp_path):
 
     handed = []
     monkeypatch.setattr(runs, "run", handed.append)
-    argv = ["train", "mnist", "--model", "rda", "--out", str(tmp_path), "--verbose", "0"]
+    argv = [
+        "train", "mnist", "--model", "rda", "--out", str(tmp_path),
+        "--verbose", "0",
+    ]  # fmt: skip
     assert main(argv + ["--diagnose"]) == 0 and handed[-1].diagnose
     assert main(argv) == 0 and not handed[-1].diagnose
