@@ -20,7 +20,7 @@ def test_enwik8_trainer_refuses_other_backends(monkeypatch):
 
     monkeypatch.setattr(keras.backend, "backend", lambda: "torch")
     with pytest.raises(
-        ValueError, match="enwik8 training loop needs the TensorFlow backend.*'torch'"
+        ValueError, match="enwik8 loop runs on the backends tensorflow, jax.*'torch'"
     ):
         training.Enwik8Trainer(data=None, out_dir="unused")
 

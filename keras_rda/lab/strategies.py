@@ -29,6 +29,7 @@ below serve custom loops (the enwik8 loop):
 import contextlib
 import os
 
+from keras_rda.lab import keras_compat
 from keras_rda.utils import validation
 
 STRATEGIES = ("default", "data-parallel", "mirrored", "multi-worker", "tpu")
@@ -337,7 +338,8 @@ def shard_batch(batch, distribution=None):
     if distribution is None:
         return batch
     import jax
-    from keras.src.backend.jax import distribution_lib as jax_distribution
+
+    jax_distribution = keras_compat.jax_distribution_lib()
 
     devices = int(distribution.device_mesh.devices.size)
     local = max(1, devices // jax.process_count())

@@ -18,6 +18,7 @@ import contextlib
 import math
 import warnings
 
+from keras_rda.lab import keras_compat
 from keras_rda.lab.reporting.records import json_safe
 from keras_rda.lab.runs.checkpoint import fingerprint
 from keras_rda.lab.runs.checkpoint import make_checkpoint_callback
@@ -367,8 +368,7 @@ def build_before_fit(model, strategy, batch):
         strategy: the strategy its variables live in.
         batch: `(x, y, sample_weight)` of one example.
     """
-    from keras.src.backend.tensorflow import trainer
-
+    trainer = keras_compat.tensorflow_trainer()
     with strategy.scope():
         model._symbolic_build(data_batch=batch)
     model._maybe_symbolic_build = lambda iterator=None, data_batch=None: None
