@@ -88,29 +88,6 @@ def exclusive_cumprod(x):
     return ops.cumprod(shifted, axis=1)
 
 
-def roll(x, shift):
-    """`ops.roll(x, shift, axis=-1)`: `roll(x, s)[..., i] = x[..., i - s mod N]`.
-
-    With a static last axis, two slices and a concatenation (what
-    `jnp.roll` does), which every runtime has as builtins (LiteRT has no
-    `Roll`); else `ops.roll`.
-
-    Args:
-        x: `[..., N]`.
-        shift: Python int.
-
-    Returns:
-        `[..., N]`.
-    """
-    num = x.shape[-1]
-    if num is None:
-        return ops.roll(x, shift, axis=-1)
-    shift %= num
-    if shift == 0:
-        return x
-    return ops.concatenate([x[..., num - shift :], x[..., : num - shift]], axis=-1)
-
-
 def oneplus(x):
     """`1 + softplus(x)`: the DNC's key strengths and NTM sharpening, in [1, inf)."""
     return 1.0 + ops.softplus(x)
@@ -402,6 +379,11 @@ def interpolate(content, prev_weights, gates):
 def circular_shift(weights, shifts):
     """Circular convolution, NTM eq. (8): `w~[i] = sum_j w[j] s[i - j mod N]`.
 
+    With a static memory size, one gather of the `2 S + 1` rolled copies
+    of `weights` and a weighted sum over them: builtin ops in every runtime,
+    and no slices, which ONNX converters fail to carry into the branches of
+    a write schedule's `If`.
+
     Args:
         weights: `[B, H, N]`.
         shifts: `[B, H, 2 S + 1]`, a distribution over the shifts
@@ -412,12 +394,19 @@ def circular_shift(weights, shifts):
     """
     num_shifts = shifts.shape[-1]
     shift_range = (num_shifts - 1) // 2
-    result = 0.0
-    for k in range(num_shifts):
-        offset = k - shift_range
-        # roll(w, offset)[i] = w[i - offset]: the weight moves by `offset`.
-        result = result + shifts[:, :, k : k + 1] * roll(weights, offset)
-    return result
+    num = weights.shape[-1]
+    if num is None:
+        result = 0.0
+        for k in range(num_shifts):
+            # roll(w, offset)[i] = w[i - offset]: the weight moves by `offset`.
+            rolled = ops.roll(weights, k - shift_range, axis=-1)
+            result = result + shifts[:, :, k : k + 1] * rolled
+        return result
+    # rolled[b, h, k, i] = w[b, h, i - offset_k mod N]
+    offsets = np.arange(num_shifts)[:, None] - shift_range
+    indices = (np.arange(num)[None, :] - offsets) % num  # [2 S + 1, N]
+    rolled = ops.take(weights, indices.astype("int32"), axis=-1)
+    return ops.sum(ops.expand_dims(shifts, -1) * rolled, axis=2)
 
 
 def sharpen(weights, gamma, epsilon=EPSILON):

@@ -34,19 +34,11 @@ EXPORTED = [
     "RNN(LSTMCell)",
 ]
 
-#: Known gaps, kept as strict expected failures so that a fix shows: the
-#: NTM's step under a write schedule converts to an ONNX `If` whose branch
-#: keeps a TensorFlow `StridedSlice` (tf2onnx), which onnxruntime refuses.
-KNOWN_GAPS = {
-    ("RNN(NTMCell uniform)", "onnx"): "NTM + write schedule: StridedSlice in If",
-    ("NTM uniform", "onnx"): "NTM + write schedule: StridedSlice in If",
-}
-
 #: Units whose training form needs TensorFlow (Flex) ops in LiteRT, and
 #: the op: `ops.cumprod` in the DNC's allocation. The step model's
 #: inference form (the default) has a builtin form of it
 #: (`addressing.builtin_forms`); the training form's export is a clear
-#: error naming the op. (The NTM's shift is slices in both forms.)
+#: error naming the op. (The NTM's shift is one gather in both forms.)
 TRAINING_FORM_NEEDS_FLEX = {"DNC uniform": "Cumprod"}
 
 FORMATS = {
@@ -70,12 +62,7 @@ def sequences(batch=2, steps=units.STEPS, seed=0):
 
 @pytest.mark.parametrize("format", sorted(FORMATS))
 @pytest.mark.parametrize("name", EXPORTED)
-def test_the_exported_step_model_equals_the_sequence_model(
-    name, format, tmp_path, request
-):
-    if (name, format) in KNOWN_GAPS:
-        reason = KNOWN_GAPS[name, format]
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+def test_the_exported_step_model_equals_the_sequence_model(name, format, tmp_path):
     if format != "saved_model":
         pytest.importorskip("onnxruntime" if format == "onnx" else "ai_edge_litert")
     model = units.sequence_model(name)
