@@ -1,0 +1,102 @@
+"""Builds one record per task from the checkpoint folders of benchmarks/gpu/classify.sh.
+
+Usage: python3 benchmarks/gpu/classify_collect.py WORKDIR OUT
+
+WORKDIR holds one folder per (task, model, seed) run, each with
+`checkpoints/NAME/MODEL-seedS/{run.json, latest.json | result.json}`. A run
+that finished gives its `result.json`; one cut by the time limit gives the
+curve of its last checkpoint (`"partial": true`, `steps` = its last
+evaluated step). Writes OUT/classify-TASK.json, in the format of
+`keras-rda compare` records, so `keras-rda report` reads it.
+"""
+
+import glob
+import json
+import pathlib
+import sys
+
+from keras_rda.lab.reporting import provenance
+from keras_rda.lab.tasks import get_task_class
+
+
+def run_of(folder):
+    folder = pathlib.Path(folder)
+    spec = json.loads((folder / "run.json").read_text())
+    done = folder / "result.json"
+    if done.is_file():
+        result = json.loads(done.read_text())
+        result["partial"] = False
+        return spec, result
+    latest = folder / "latest.json"
+    if not latest.is_file():
+        return spec, None
+    state = json.loads(latest.read_text())
+    curve = state.get("curve") or []
+    if not curve:
+        return spec, None
+    last = curve[-1]
+    settings = dict(spec["settings"])
+    settings["steps"] = last["step"]
+    result = {
+        "model": spec["model"],
+        "task": spec["task"],
+        "steps": last["step"],
+        "curve": curve,
+        "steps_to_threshold": state.get("steps_to_threshold"),
+        "final": {k[4:]: v for k, v in last.items() if k.startswith("val_")},
+        "seconds": state.get("seconds", 0.0),
+        "cpu_seconds": state.get("cpu_seconds", 0.0),
+        "params": 0,
+        "settings": settings,
+        "diverged": False,
+        "partial": True,
+    }
+    return spec, result
+
+
+def main(workdir, out):
+    commands = {}
+    for path in sorted(glob.glob(f"{workdir}/*.cmd")):
+        task = pathlib.Path(path).name.split("--")[0]
+        commands.setdefault(task, []).append(pathlib.Path(path).read_text().strip())
+    by_task = {}
+    for folder in sorted(glob.glob(f"{workdir}/*/checkpoints/*/*-seed*")):
+        spec, result = run_of(folder)
+        if result is not None:
+            by_task.setdefault(spec["task"], (spec, []))[1].append(result)
+    order = {"rda": 0, "rwa": 1, "lstm": 2, "gru": 3}
+    for name in ("classify-length", "classify-by-length"):
+        if name not in by_task:  # nothing trained: say so, with the logs
+            tails = {}
+            for log in sorted(glob.glob(f"{workdir}/{name}-*.log")):
+                lines = pathlib.Path(log).read_text(errors="replace").splitlines()
+                tails[pathlib.Path(log).name] = [
+                    line for line in lines if not line.startswith(("I0000", "WARNING"))
+                ][-8:]
+            path = pathlib.Path(out) / f"classify-{name}.json"
+            empty = {"task": name, "runs": [], "logs": tails}
+            path.write_text(json.dumps(empty, indent=2))
+            print(f"wrote {path}: no run reached its first evaluation")
+    for name, (spec, runs) in by_task.items():
+        task = get_task_class(name)(**spec["task_params"])
+        runs.sort(key=lambda r: (order.get(r["model"], 9), r["settings"]["seed"]))
+        record = {
+            "task": task.name,
+            "task_params": task.config(),
+            "paper": task.paper,
+            "metric": task.metric,
+            "baseline": task.baseline,
+            "threshold": list(task.threshold) if task.threshold else None,
+            "scale": "paper",
+            "command": " ; ".join(commands.get(name, [])),
+            **provenance.provenance(),
+            "runs": runs,
+        }
+        path = pathlib.Path(out) / f"classify-{name}.json"
+        path.write_text(json.dumps(record, indent=2) + "\n")
+        cut = sum(r["partial"] for r in runs)
+        print(f"wrote {path}: {len(runs)} runs, {cut} cut by the time limit")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
