@@ -81,10 +81,9 @@ def test_cli_strategy_on_this_backend_runs_or_exits_2_with_one_line(
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.tensorflow_only
 @pytest.mark.parametrize("config", ["", "{not json", json.dumps({"cluster": {}})])
 def test_multi_worker_needs_a_tf_config(config, monkeypatch):
-    if BACKEND != "tensorflow":
-        pytest.skip("multi-worker is TensorFlow's")
     monkeypatch.setenv("TF_CONFIG", config)
     with pytest.raises(ValueError, match="needs the TF_CONFIG environment"):
         make_strategy("multi-worker")
