@@ -11,6 +11,7 @@ the checkpoints. Every process is bounded in time and killed on failure.
 
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -31,20 +32,42 @@ ARGS = [
 ]  # fmt: skip
 
 
+# Ports for the workers' servers come from below Linux's ephemeral range
+# (32768-60999 by default), where no outgoing connection of this machine
+# takes its local port: a port found free stays free until its worker binds.
+PORT_RANGE = (20000, 32000)
+
+# What a worker prints when the cluster, not the run, failed: a peer that
+# stopped answering in time (a loaded machine) or a server that could not
+# bind. Such a launch is repeated once on other ports; any other failure,
+# and a second one, fails the test with every worker's output.
+CLUSTER_FAULTS = (
+    "stopped sending heartbeats",
+    "UnavailableError",
+    "Address already in use",
+    "Failed to bind",
+)
+
+
 def free_ports(count):
-    """`count` ports free on 127.0.0.1 now."""
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+    """`count` distinct ports free on 127.0.0.1 now, from `PORT_RANGE`."""
+    rng = random.Random()
+    ports = []
+    while len(ports) < count:
+        port = rng.randrange(*PORT_RANGE)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        if port not in ports:
+            ports.append(port)
+    return ports
 
 
-def launch(out, steps, strategy, workers):
-    """`keras-rda train` in `workers` processes; their outputs, in order."""
+def start_workers(out, steps, strategy, workers):
+    """`keras-rda train` in `workers` processes; their return codes and
+    outputs, in order. Every process is killed after `TIMEOUT` seconds."""
     env = dict(
         os.environ,
         KERAS_BACKEND="tensorflow",
@@ -79,9 +102,24 @@ def launch(out, steps, strategy, workers):
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    for p, output in zip(procs, outputs, strict=True):
-        assert p.returncode == 0, output[-3000:]
-    return outputs
+    return [p.returncode for p in procs], outputs
+
+
+def launch(out, steps, strategy, workers):
+    """`start_workers`, repeated once after a cluster fault; the outputs."""
+    for attempt in (1, 2):
+        codes, outputs = start_workers(out, steps, strategy, workers)
+        failed = [o for c, o in zip(codes, outputs, strict=True) if c != 0]
+        if not failed:
+            return outputs
+        cluster_fault = all(any(f in o for f in CLUSTER_FAULTS) for o in failed)
+        if attempt == 2 or not cluster_fault:
+            break
+    report = "\n".join(
+        f"--- worker {i}, exit {c}:\n{o[-2500:]}"
+        for i, (c, o) in enumerate(zip(codes, outputs, strict=True))
+    )
+    pytest.fail(f"{strategy} launch failed (attempt {attempt}):\n{report}")
 
 
 def curve(out):
