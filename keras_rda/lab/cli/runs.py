@@ -80,6 +80,14 @@ def _optimiser_options(group):
         help="clip each gradient tensor's norm to this instead of the "
         "element-wise clip (which it replaces; e.g. 5, the UW authors' code)",
     )
+    group.add_argument(
+        "--global-clipnorm",
+        type=float,
+        metavar="N",
+        help="clip the gradient's global norm (all its tensors together) to "
+        "this instead of the element-wise clip, which it replaces (Keras's "
+        "global_clipnorm; not with --clipnorm)",
+    )
 
 
 def _evaluation_options(group):
@@ -307,19 +315,29 @@ def positive_flags(args):
 
 
 def clip_flags(args):
-    """`--clipvalue` (0: none) and `--clipnorm`, checked to be finite, >= 0
-    and > 0 (a norm replaces the clip)."""
+    """`--clipvalue` (0: none), `--clipnorm` and `--global-clipnorm`, checked
+    to be finite, >= 0 and > 0 (a norm replaces the clip; one norm)."""
     checked(
         validation.non_negative_number, "--clipvalue", args.clipvalue, allow_none=True
     )
-    checked(validation.positive_number, "--clipnorm", args.clipnorm, allow_none=True)
-    if args.clipnorm is not None:
-        if args.clipvalue:
+    norms = {"--clipnorm": args.clipnorm, "--global-clipnorm": args.global_clipnorm}
+    for flag, value in norms.items():
+        checked(validation.positive_number, flag, value, allow_none=True)
+        if value is not None and args.clipvalue:
             raise CommandError(
-                f"--clipnorm {args.clipnorm} replaces the element-wise clip; "
+                f"{flag} {value} replaces the element-wise clip; "
                 f"drop --clipvalue {args.clipvalue}"
             )
-    return {"clipvalue": args.clipvalue, "clipnorm": args.clipnorm}
+    if None not in norms.values():
+        raise CommandError(
+            f"--global-clipnorm {args.global_clipnorm} and --clipnorm "
+            f"{args.clipnorm} are two clips; Keras takes one, drop either"
+        )
+    return {
+        "clipvalue": args.clipvalue,
+        "clipnorm": args.clipnorm,
+        "global_clipnorm": args.global_clipnorm,
+    }
 
 
 def parse_units(text):

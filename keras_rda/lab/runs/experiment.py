@@ -177,6 +177,7 @@ def _train_one(spec, task, settings, strategy, model, seed):
         learning_rate=settings.get("learning_rate"),
         clipvalue=settings.get("clipvalue"),
         clipnorm=settings.get("clipnorm"),
+        global_clipnorm=settings.get("global_clipnorm"),
         jit_compile=spec.jit_compile,
         strategy=strategy,
         stop_at_threshold=spec.stop_at_threshold,

@@ -100,8 +100,9 @@ def build_model(
         task: the task it is built for.
         units: recurrent units.
         model_kwargs: extra keyword arguments for the builder, or None.
-        optimizer_args: `learning_rate`, `clipvalue` and `clipnorm` for
-            `ModelSpec.optimizer` (None: the zoo entry's).
+        optimizer_args: `learning_rate`, `clipvalue`, `clipnorm` and
+            `global_clipnorm` for `ModelSpec.optimizer` (None: the zoo
+            entry's).
         jit_compile: compile the train step with XLA.
         strategy: a `tf.distribute.Strategy`, a name or None ("default").
 
@@ -131,7 +132,8 @@ def run_settings(model_spec, steps, eval_every, optimizer_args, **settings):
         steps: training steps asked for; recorded rounded up to a multiple
             of `eval_every`.
         eval_every: steps between held-out evaluations.
-        optimizer_args: `learning_rate`, `clipvalue` and `clipnorm`.
+        optimizer_args: `learning_rate`, `clipvalue`, `clipnorm` and
+            `global_clipnorm`.
         **settings: `batch_size`, `units`, `eval_examples`, `seed`,
             `jit_compile`, `strategy`, `model_kwargs`, `stop_at_threshold`.
 
@@ -139,10 +141,12 @@ def run_settings(model_spec, steps, eval_every, optimizer_args, **settings):
         The settings dict, keys in the order records have always had.
 
     Raises:
-        ValueError: `clipnorm` next to an element-wise clip (checked here,
-            before a checkpoint directory is claimed for the run).
+        ValueError: `clipnorm` or `global_clipnorm` next to an element-wise
+            clip or to each other (checked here, before a checkpoint
+            directory is claimed for the run).
     """
     clipvalue, clipnorm = optimizer_args["clipvalue"], optimizer_args["clipnorm"]
+    global_clipnorm = optimizer_args["global_clipnorm"]
     recorded = {
         "steps": max(1, math.ceil(steps / eval_every)) * eval_every,
         "batch_size": settings["batch_size"],
@@ -157,18 +161,12 @@ def run_settings(model_spec, steps, eval_every, optimizer_args, **settings):
         "model_kwargs": dict(settings["model_kwargs"] or {}),
         "stop_at_threshold": bool(settings["stop_at_threshold"]),
     }
+    model_spec.gradient_clip(clipvalue, clipnorm, global_clipnorm)
+    # Each norm only when set, so that the checkpoints of runs made before
+    # these options keep their fingerprint and still resume.
     if clipnorm:
-        model_spec.gradient_clip(clipvalue, clipnorm)
-        # Only when set, so that the checkpoints of runs made before this
-        # option keep their fingerprint and still resume.
         recorded["clipnorm"] = clipnorm
-    global_clipnorm = model_spec.gradient_clip(clipvalue, clipnorm).get(
-        "global_clipnorm"
-    )
     if global_clipnorm:
-        # The zoo's clip of the global norm, where no clip is asked for: it
-        # replaces the element-wise one.
-        recorded["clipvalue"] = 0.0
         recorded["global_clipnorm"] = global_clipnorm
     return recorded
 
@@ -186,6 +184,7 @@ def train(
     learning_rate=None,
     clipvalue=None,
     clipnorm=None,
+    global_clipnorm=None,
     jit_compile=False,
     strategy=None,
     stop_at_threshold=False,
@@ -210,6 +209,8 @@ def train(
         clipvalue: overrides the zoo entry's element-wise gradient clip.
         clipnorm: clip each gradient tensor's norm instead (with
             `clipvalue=0`; see `ModelSpec.optimizer`).
+        global_clipnorm: clip the gradient's global norm instead (with
+            `clipvalue=0`, and without `clipnorm`).
         jit_compile: compile the train step with XLA.
         strategy: a strategy from `keras_rda.lab.strategies.make_strategy`,
             or its name ("default", "data-parallel", "mirrored",
@@ -249,7 +250,10 @@ def train(
         check_global_batch(strategy, int(eval_examples), "eval_examples")
     spec = get_model_spec(model_name)
     optimizer_args = dict(
-        learning_rate=learning_rate, clipvalue=clipvalue, clipnorm=clipnorm
+        learning_rate=learning_rate,
+        clipvalue=clipvalue,
+        clipnorm=clipnorm,
+        global_clipnorm=global_clipnorm,
     )
     settings = run_settings(
         spec,

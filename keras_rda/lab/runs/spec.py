@@ -64,6 +64,9 @@ class RunSpec:
             (None: as `learning_rate`).
         clipnorm: clip each gradient tensor's norm instead of the
             element-wise clip (which it replaces; recorded as 0).
+        global_clipnorm: clip the gradient's global norm (all its tensors
+            together) instead of the element-wise clip, as `clipnorm`
+            does; not beside `clipnorm`.
         model_args: extra keyword arguments of the zoo builders.
         jit_compile: compile the training step with XLA.
         strategy: "default", "mirrored" or "tpu"
@@ -103,6 +106,7 @@ class RunSpec:
     learning_rate: float | None = None
     clipvalue: float | None = None
     clipnorm: float | None = None
+    global_clipnorm: float | None = None
     model_args: dict[str, object] = dataclasses.field(default_factory=dict)
     jit_compile: bool = False
     strategy: str = "default"
@@ -152,7 +156,7 @@ class RunSpec:
             validation.positive_number(
                 "learning_rate", self.learning_rate, allow_none=True
             )
-            _check_clips(self.clipvalue, self.clipnorm)
+            _check_clips(self.clipvalue, self.clipnorm, self.global_clipnorm)
             validation.int_in_range("verbose", self.verbose, 0, 2)
             if self.name is not None and not is_plain_name(self.name):
                 raise validation.invalid_value(
@@ -212,9 +216,9 @@ class RunSpec:
         Returns:
             `{"steps", "batch_size", "units", "eval_every", "eval_examples",
             ...}` as `Task.training_settings(scale)` orders them, with
-            `model_units`, `learning_rate`, `clipvalue` and `clipnorm`
-            where the scale or the spec sets them; `eval_every` is at most
-            `steps`.
+            `model_units`, `learning_rate`, `clipvalue`, `clipnorm` and
+            `global_clipnorm` where the scale or the spec sets them;
+            `eval_every` is at most `steps`.
         """
         from keras_rda.lab.tasks import get_task_class
 
@@ -233,6 +237,9 @@ class RunSpec:
         if self.clipnorm is not None:
             settings["clipvalue"] = 0.0
             settings["clipnorm"] = self.clipnorm
+        if self.global_clipnorm is not None:
+            settings["clipvalue"] = 0.0
+            settings["global_clipnorm"] = self.global_clipnorm
         settings["eval_every"] = min(settings["eval_every"], settings["steps"])
         return settings
 
@@ -247,13 +254,21 @@ def _check_models_and_seeds(models, seeds):
         raise validation.invalid_value("seeds", "distinct integers", seeds)
 
 
-def _check_clips(clipvalue, clipnorm):
+def _check_clips(clipvalue, clipnorm, global_clipnorm=None):
     """Raises `ValueError` for a negative or non-finite clip (0: none), a
-    clip norm that is not a finite number > 0, or a norm next to a non-zero
-    element-wise clip."""
+    clip norm that is not a finite number > 0, a norm next to a non-zero
+    element-wise clip, or both norms (Keras takes one clip)."""
     validation.non_negative_number("clipvalue", clipvalue, allow_none=True)
     validation.positive_number("clipnorm", clipnorm, allow_none=True)
-    if clipnorm is not None and clipvalue:
+    validation.positive_number("global_clipnorm", global_clipnorm, allow_none=True)
+    if clipnorm is not None and global_clipnorm is not None:
         raise validation.invalid_value(
-            "clipnorm", "no element-wise clip beside it (clipvalue 0)", clipnorm
+            "global_clipnorm",
+            "no clipnorm beside it (Keras takes one clip)",
+            global_clipnorm,
         )
+    for name, norm in (("clipnorm", clipnorm), ("global_clipnorm", global_clipnorm)):
+        if norm is not None and clipvalue:
+            raise validation.invalid_value(
+                name, "no element-wise clip beside it (clipvalue 0)", norm
+            )

@@ -36,9 +36,6 @@ class ModelSpec:
         paper: the source of the model and of its settings.
         learning_rate: Adam learning rate of the paper.
         clipvalue: element-wise gradient clipping of the paper, or None.
-        global_clipnorm: the package's recommended clip of the gradient's
-            global norm (Keras's `global_clipnorm`), used where neither
-            `clipvalue` nor `clipnorm` is asked for; None: `clipvalue`.
         batch_size: the paper's batch size.
         units: the paper's hidden size (informational; `build` default).
         layer: for single-layer recurrent models, `layer(units, **kwargs)`
@@ -61,7 +58,6 @@ class ModelSpec:
     paper: str = ""
     learning_rate: float = 1e-3
     clipvalue: float | None = None
-    global_clipnorm: float | None = None
     batch_size: int = 100
     units: int | None = None
     layer: Callable | None = None
@@ -115,12 +111,12 @@ class ModelSpec:
             )
         return kwargs
 
-    def gradient_clip(self, clipvalue=None, clipnorm=None):
+    def gradient_clip(self, clipvalue=None, clipnorm=None, global_clipnorm=None):
         """The optimiser's clipping arguments: `{"clipvalue": v}`,
         `{"clipnorm": n}`, `{"global_clipnorm": n}` or `{}`.
 
-        Without `clipvalue` and `clipnorm` (both None) the model's own:
-        its `global_clipnorm` where it has one, else its `clipvalue`.
+        Keras takes one of the three; by default the model's element-wise
+        clip (`clipvalue`).
 
         Args:
             clipvalue: overrides the model's element-wise gradient clip
@@ -129,36 +125,47 @@ class ModelSpec:
             clipnorm: clip each gradient tensor's norm to this instead
                 (Keras's `clipnorm`); pass `clipvalue=0` with it, since Keras
                 would silently ignore an element-wise clip next to it.
+            global_clipnorm: clip the norm of all the gradients together
+                to this instead (Keras's `global_clipnorm`); pass
+                `clipvalue=0` with it, as with `clipnorm`.
 
         Raises:
-            ValueError: `clipnorm` with a non-zero element-wise clip.
+            ValueError: `clipnorm` or `global_clipnorm` with a non-zero
+                element-wise clip, or both norms.
         """
-        if clipvalue is None and clipnorm is None and self.global_clipnorm:
-            return {"global_clipnorm": self.global_clipnorm}
         clip = clipvalue if clipvalue is not None else self.clipvalue
-        if clipnorm:
+        if clipnorm and global_clipnorm:
+            raise ValueError(
+                f"Received an invalid value for argument `global_clipnorm`, "
+                f"expected it without `clipnorm` (Keras takes one clip), got "
+                f"global_clipnorm={global_clipnorm!r} with clipnorm={clipnorm!r}"
+            )
+        key = "clipnorm" if clipnorm else "global_clipnorm"
+        norm = clipnorm or global_clipnorm
+        if norm:
             if clip:
                 raise ValueError(
-                    f"Received an invalid value for argument `clipnorm`, "
+                    f"Received an invalid value for argument `{key}`, "
                     f"expected it without an element-wise clip (pass "
-                    f"clipvalue=0), got clipnorm={clipnorm!r} with "
-                    f"clipvalue={clip!r}"
+                    f"clipvalue=0), got {key}={norm!r} with clipvalue={clip!r}"
                 )
-            return {"clipnorm": clipnorm}
+            return {key: norm}
         return {"clipvalue": clip} if clip else {}  # None or 0: no clipping
 
-    def optimizer(self, learning_rate=None, clipvalue=None, clipnorm=None):
+    def optimizer(
+        self, learning_rate=None, clipvalue=None, clipnorm=None, global_clipnorm=None
+    ):
         """A fresh Adam optimiser with the paper's settings.
 
         Args:
             learning_rate: overrides the model's learning rate.
-            clipvalue, clipnorm: see `gradient_clip`.
+            clipvalue, clipnorm, global_clipnorm: see `gradient_clip`.
         """
         import keras
 
         return keras.optimizers.Adam(
             learning_rate=learning_rate or self.learning_rate,
-            **self.gradient_clip(clipvalue, clipnorm),
+            **self.gradient_clip(clipvalue, clipnorm, global_clipnorm),
         )
 
 
@@ -169,7 +176,6 @@ def register_model(
     paper="",
     learning_rate=1e-3,
     clipvalue=None,
-    global_clipnorm=None,
     batch_size=100,
     units=None,
     layer=None,
@@ -193,7 +199,6 @@ def register_model(
             paper=paper,
             learning_rate=learning_rate,
             clipvalue=clipvalue,
-            global_clipnorm=global_clipnorm,
             batch_size=batch_size,
             units=units,
             layer=layer,

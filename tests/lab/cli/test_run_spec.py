@@ -81,6 +81,25 @@ def test_train_hands_every_flag_over_in_one_run_spec(handed, tmp_path):
     assert spec.record_path == tmp_path / "r" / "uw-x.json"
 
 
+def test_global_clipnorm_is_handed_over_in_place_of_the_other_clips(handed):
+    argv = ["compare", "mnist", "--models", "rda", "--global-clipnorm", "1"]
+    argv += ["--verbose", "0"]
+    assert main(argv) == 0
+    (spec,) = handed
+    assert spec.global_clipnorm == 1.0
+    assert spec.clipvalue is None and spec.clipnorm is None
+    assert spec == RunSpec(
+        task="mnist",
+        models=("rda",),
+        global_clipnorm=1.0,
+        verbose=0,
+        command="keras-rda " + " ".join(argv),
+    )
+    # Without the flag: none, the paper's clip (the zoo's or the scale's).
+    assert main(["compare", "mnist", "--models", "rda"]) == 0
+    assert handed[1].global_clipnorm is None
+
+
 def test_train_without_a_name_is_named_after_its_model(handed):
     assert main(["train", "reber", "--model", "gru"]) == 0
     (spec,) = handed

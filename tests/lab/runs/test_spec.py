@@ -65,6 +65,10 @@ def test_is_frozen_and_keeps_its_own_mappings():
         (dict(clipvalue=-1.0), "clipvalue"),
         (dict(clipnorm=0.0), "clipnorm"),
         (dict(clipnorm=5.0, clipvalue=10.0), "clipnorm"),
+        (dict(global_clipnorm=0.0), "global_clipnorm"),
+        (dict(global_clipnorm=float("nan")), "global_clipnorm"),
+        (dict(global_clipnorm=1.0, clipvalue=1.0), "global_clipnorm"),
+        (dict(global_clipnorm=1.0, clipnorm=5.0), "global_clipnorm"),
         (dict(verbose=3), "verbose"),
         (dict(name="a/b"), "name"),
         (dict(name=".hidden"), "name"),
@@ -92,6 +96,12 @@ def test_training_settings_are_the_scales_with_the_specs():
     settings = spec.training_settings()
     assert settings["steps"] == 3 and settings["eval_every"] == 3  # at most steps
     assert settings["clipvalue"] == 0.0 and settings["clipnorm"] == 5.0
+    assert "global_clipnorm" not in settings  # only when set
+
+    spec = RunSpec("mnist", ("rda",), scale="paper", global_clipnorm=1.0)
+    settings = spec.training_settings()
+    assert settings["clipvalue"] == 0.0 and settings["global_clipnorm"] == 1.0
+    assert "clipnorm" not in settings
 
 
 def test_make_task_applies_the_scale_then_the_params():
