@@ -21,7 +21,8 @@
 # command again with GPU_BUDGET_S=370 (the runs resume from their
 # checkpoints in $TMPDIR/mnist57). Their RDA ("rda") clipped the global
 # norm at 1, the zoo's setting then; the zoo now keeps the paper's clip, so
-# "rda" and "rda-paper-clip" now train alike.
+# "rda" and "rda-paper-clip" now train alike, and the records' "rda" runs
+# are reproduced by adding `--global-clipnorm 1` to their line below.
 set -u
 : "${OUT:?set OUT}"
 START=$(date +%s)
