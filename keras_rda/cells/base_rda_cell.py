@@ -126,7 +126,8 @@ class BaseRDACell(BaseCell):
         output_activation: `f_o`, `"linear"` or `"tanh"`.
         use_bias: whether there is a `bias`.
         unit_discount_bias: whether the gamma bias block starts at 1
-            (ignored without a discount).
+            (ignored without a discount, and where a subclass passes a
+            `discount_bias_initializer`, which sets that block instead).
         learn_initial_state: whether `s0` is a weight (only where the gates
             read `h_{t-1}`).
         kernel_init_scheme: one of `KERNEL_INIT_SCHEMES`.
@@ -266,17 +267,21 @@ class BaseRDACell(BaseCell):
 
     def build_bias(self):
         """`bias` `[num_blocks * units]` (None without `use_bias`): every block
-        from `bias_initializer`, except that with `unit_discount_bias` the
-        discount gate starts at 1 (RDA paper, section 6.1)."""
+        from `bias_initializer`, except the discount gate's: from
+        `discount_bias_initializer` where one is given, else 1 with
+        `unit_discount_bias` (RDA paper, section 6.1)."""
         if not self.use_bias:
             return None
         base, units, num_blocks = self.bias_initializer, self.units, self.num_blocks
         discount_one = self.unit_discount_bias
+        discount_init = getattr(self, "discount_bias_initializer", None)
 
         def initializer(shape, dtype=None):
             del shape
             blocks = [base((units,), dtype=dtype) for _ in range(num_blocks)]
-            if discount_one:
+            if discount_init is not None:
+                blocks[-1] = discount_init((units,), dtype=dtype)
+            elif discount_one:
                 blocks[-1] = ops.ones((units,), dtype=dtype)
             return ops.concatenate(blocks, axis=0)
 

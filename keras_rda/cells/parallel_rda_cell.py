@@ -45,6 +45,14 @@ class ParallelRDACell(BaseRDACell):
         use_bias: whether to use the biases.
         unit_discount_bias: if True (default), the discount-gate bias starts
             at 1, the other biases from `bias_initializer` (section 6.1).
+        discount_bias_initializer: initializer of the discount gate's bias
+            block alone, replacing `unit_discount_bias` where given. Default
+            None. The discount multiplies the past by `sigmoid(b)` per step
+            at the start, so an average holds a step for about
+            `1 / (1 - sigmoid(b))` steps: `keras.initializers.Constant(4.0)`
+            (`gamma_0 = 0.98`) keeps what a sequence ends on more than about
+            ten steps from being forgotten before training begins (see
+            `RDACell`).
         kernel_initializer: initializer of each gate block of `kernel`.
             Default `"glorot_uniform"` per block (section 6.1: Xavier).
         bias_initializer: initializer of the biases. Default `"zeros"`.
@@ -123,6 +131,7 @@ class ParallelRDACell(BaseRDACell):
         "unit_discount_bias",
         "kernel_initializer",
         "bias_initializer",
+        "discount_bias_initializer",
     )
 
     def __init__(
@@ -133,6 +142,7 @@ class ParallelRDACell(BaseRDACell):
         output_activation="linear",
         use_bias=True,
         unit_discount_bias=True,
+        discount_bias_initializer=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
         kernel_regularizer=None,

@@ -85,6 +85,14 @@ class RDACell(BaseRDACell):
         unit_discount_bias: if True (default), the discount-gate bias
             starts at 1, the other biases from `bias_initializer`
             (section 6.1).
+        discount_bias_initializer: initializer of the discount gate's bias
+            block alone, replacing `unit_discount_bias` where given. Default
+            None. The discount multiplies the past by `sigmoid(b)` per step
+            at the start, so an average holds a step for about
+            `1 / (1 - sigmoid(b))` steps: `keras.initializers.Constant(4.0)`
+            (`gamma_0 = 0.98`) keeps what a sequence ends on more than about
+            ten steps from being forgotten before training begins (see
+            docs/guides/choosing-a-unit.md).
         kernel_initializer: initializer of the weight matrices. Default
             `"glorot_uniform"` (section 6.1: Xavier). With the default
             `kernel_init_scheme="paper"` it draws each gate's matrix over
@@ -169,6 +177,7 @@ class RDACell(BaseRDACell):
         "hidden_activation",
         "output_activation",
         "unit_discount_bias",
+        "discount_bias_initializer",
     )
 
     def __init__(
@@ -181,6 +190,7 @@ class RDACell(BaseRDACell):
         learn_initial_state=False,
         use_bias=True,
         unit_discount_bias=True,
+        discount_bias_initializer=None,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="glorot_uniform",
         bias_initializer="zeros",

@@ -40,6 +40,9 @@ class ParallelRDA(BaseRDALayer):
         use_bias: whether to use the biases.
         unit_discount_bias: if True (default), the discount-gate bias starts
             at 1.
+        discount_bias_initializer: initializer of the discount gate's bias
+            block alone, replacing `unit_discount_bias` where given (see
+            `RDACell`). Default None.
         kernel_initializer: initializer of each gate block of `kernel`.
             Default `"glorot_uniform"` per block.
         bias_initializer: initializer of the biases. Default `"zeros"`.
@@ -125,6 +128,7 @@ class ParallelRDA(BaseRDALayer):
         output_activation="linear",
         use_bias=True,
         unit_discount_bias=True,
+        discount_bias_initializer=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
         kernel_regularizer=None,

@@ -32,6 +32,9 @@ class RDA(BaseRDALayer):
         use_bias: whether to use the biases.
         unit_discount_bias: if True (default), the discount-gate bias starts
             at 1.
+        discount_bias_initializer: initializer of the discount gate's bias
+            block alone, replacing `unit_discount_bias` where given (see
+            `RDACell`). Default None.
         kernel_initializer: initializer of the weight matrices. Default
             `"glorot_uniform"`.
         recurrent_initializer: initializer of each block of
@@ -112,6 +115,7 @@ class RDA(BaseRDALayer):
         learn_initial_state=False,
         use_bias=True,
         unit_discount_bias=True,
+        discount_bias_initializer=None,
         kernel_initializer="glorot_uniform",
         recurrent_initializer="glorot_uniform",
         kernel_init_scheme="paper",

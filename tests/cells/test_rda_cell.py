@@ -192,6 +192,57 @@ def test_unit_discount_bias_can_be_disabled():
     np.testing.assert_array_equal(np.asarray(cell.bias), 0.0)
 
 
+@pytest.mark.parametrize("cls", [keras_rda.RDACell, keras_rda.ParallelRDACell])
+@pytest.mark.parametrize("unit_discount_bias", [True, False])
+def test_discount_bias_initializer_sets_the_discount_block_alone(
+    cls, unit_discount_bias
+):
+    keras.utils.set_random_seed(1)
+    default = cls(4, unit_discount_bias=unit_discount_bias)
+    default.build((None, 3))
+    keras.utils.set_random_seed(1)
+    cell = cls(
+        4,
+        unit_discount_bias=unit_discount_bias,
+        discount_bias_initializer=keras.initializers.Constant(4.0),
+    )
+    cell.build((None, 3))
+    bias, default_bias = np.asarray(cell.bias), np.asarray(default.bias)
+    np.testing.assert_array_equal(bias[-4:], 4.0)  # the gamma block, last
+    np.testing.assert_array_equal(bias[:-4], default_bias[:-4])
+    np.testing.assert_array_equal(np.asarray(cell.kernel), np.asarray(default.kernel))
+    clone = cls.from_config(cell.get_config())
+    clone.build((None, 3))
+    np.testing.assert_array_equal(np.asarray(clone.bias)[-4:], 4.0)
+    assert clone.get_config() == cell.get_config()
+
+
+@pytest.mark.parametrize("bias", [1.0, 4.0])
+def test_a_step_reaches_the_end_through_the_discount_power(bias):
+    # One input, then K blank (zero) steps; gates read nothing but their
+    # biases after the first step, so gamma = sigmoid(b), a = sigmoid(0) and
+    # z = 0 on the blank steps (RDA paper, section 5):
+    #   n_T = gamma^K n_1,  d_T = gamma^K d_1 + a (1 - gamma^K) / (1 - gamma),
+    # so the first step reaches h_T = n_T / d_T scaled by gamma^K: 3e-14
+    # after 100 steps at the paper's start (b = 1), 0.16 at b = 4.
+    steps = 100
+    cell = keras_rda.RDACell(
+        1, discount_bias_initializer=keras.initializers.Constant(bias)
+    )
+    layer = keras.layers.RNN(cell)
+    layer.build((None, None, 1))
+    kernel = np.array([[1.0, 1.0, 0.0, 0.0]])  # u = x, g = x, no a/gamma input
+    cell.set_weights([kernel, np.zeros((1, 3)), np.array([0.0, 0.0, 0.0, bias])])
+    x = np.zeros((1, steps + 1, 1), np.float32)
+    x[0, 0, 0] = 2.0
+    h = float(np.asarray(layer(x))[0, 0])
+    gamma, a = 1.0 / (1.0 + np.exp(-bias)), 0.5
+    z1 = 2.0 * np.tanh(2.0)
+    n = gamma**steps * z1 * a
+    d = gamma**steps * a + a * (1.0 - gamma**steps) / (1.0 - gamma)
+    assert h == pytest.approx(n / d, rel=1e-4)
+
+
 @pytest.mark.parametrize("cls", [keras_rda.RDACell, keras_rda.RWACell])
 def test_config_round_trip(cls):
     cell = cls(
