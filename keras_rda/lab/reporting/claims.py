@@ -44,7 +44,10 @@ runs are pooled) and what to read from it (`value`):
 - enwik8 records: `enwik8`, the `field` of `model`'s run.
 
 Several runs (seeds, policies) are combined by `aggregate` (`median` by
-default, `mean`, `min`, `max`).
+default, `mean`, `min`, `max`). A run reading with `up_to` (a step) reads
+each run as if it had stopped there: its curve cut at that step, `final`
+the held-out score of its last evaluation up to it, so that records of
+runs of different lengths are compared after the same training.
 
 A value that is only bounded ("more than 3,600 steps") is an interval, and a
 condition holds only when it holds for every value in the intervals, so
@@ -131,7 +134,7 @@ def _higher_is_better(metric):
 
 def _runs(reading, results_dir):
     """The runs of `reading["model"]` (and its seeds) in its records, each
-    with the record it came from."""
+    with the record it came from (cut at `reading["up_to"]` where given)."""
     seeds = reading.get("seeds")
     runs = []
     for name, data in _records(reading, results_dir):
@@ -142,6 +145,8 @@ def _runs(reading, results_dir):
                 continue
             if seeds is not None and run["settings"]["seed"] not in seeds:
                 continue
+            if reading.get("up_to") is not None:
+                run = _cut(run, int(reading["up_to"]), name)
             runs.append((data, run))
     if not runs:
         raise ValueError(
@@ -150,6 +155,29 @@ def _runs(reading, results_dir):
             + f" in {reading['record']!r}"
         )
     return runs
+
+
+def _cut(run, step, name):
+    """`run` as if it had stopped at `step`: its curve up to it, `final` the
+    held-out scores (`val_*`) of the last evaluation kept, `steps` the step.
+
+    Raises:
+        ValueError: the run has no evaluation at or before `step`.
+    """
+    curve = [point for point in run["curve"] if point["step"] <= step]
+    if not curve:
+        raise ValueError(
+            f"up_to: a run of {run['model']!r} in {name!r} has no evaluation "
+            f"at or before step {step}"
+        )
+    reached = run.get("steps_to_threshold")
+    return dict(
+        run,
+        curve=curve,
+        steps=min(step, run["steps"]),
+        steps_to_threshold=reached if reached is not None and reached <= step else None,
+        final={k[4:]: v for k, v in curve[-1].items() if k.startswith("val_")},
+    )
 
 
 def _run_value(kind, reading, data, run):
@@ -174,7 +202,7 @@ def _run_value(kind, reading, data, run):
         values = [c[key] for c in run["curve"] if c.get(key) is not None]
         sign = 1 if _higher_is_better(metric) else -1
         falls = [sign * (a - b) for a, b in zip(values, values[1:])]
-        return Value.exact(max(falls, default=0.0))
+        return Value.exact(max([0.0, *falls]))  # a curve that only rises: 0
     if kind == "first_step":
         key, op, at = reading["key"], reading["op"], reading["at"]
         for point in run["curve"]:

@@ -170,6 +170,61 @@ def test_every_record_behind_a_claim_has_command_commit_and_seed(path):
     assert not missing
 
 
+def test_up_to_reads_runs_as_if_they_had_stopped_at_that_step(tmp_path):
+    """A reading with `up_to` compares runs of different lengths after the
+    same training: the final score, the best, the largest fall and the
+    threshold step are those of the curve up to that step."""
+
+    def run(seed, scores):
+        curve = [
+            {"step": 250 * (i + 1), "val_accuracy": a, "val_loss": 1.0 - a}
+            for i, a in enumerate(scores)
+        ]
+        return {
+            "model": "rda",
+            "steps": curve[-1]["step"],
+            "steps_to_threshold": 500,
+            "final": {"accuracy": scores[-1], "loss": 1.0 - scores[-1]},
+            "curve": curve,
+            "settings": {"seed": seed},
+        }
+
+    record = {
+        "metric": "accuracy",
+        "runs": [
+            run(0, [0.2, 0.5, 0.6, 0.1, 0.7]),  # falls 0.5 after step 750
+            run(1, [0.3, 0.4, 0.45]),
+        ],
+    }
+    (tmp_path / "r.json").write_text(json.dumps(record))
+
+    def value(kind, up_to, **more):
+        reading = {
+            "label": "x",
+            "record": "r",
+            "model": "rda",
+            "value": kind,
+            "aggregate": "max",
+            **more,
+        }
+        if up_to is not None:
+            reading["up_to"] = up_to
+        return claims.read(reading, tmp_path).value
+
+    assert value("final", None).low == 0.7
+    assert value("final", 750).low == 0.6  # seed 0 at 750 (0.6) > seed 1 (0.45)
+    assert value("final", 600).low == 0.5  # the last evaluation before 600
+    assert value("final", 750, metric="loss").low == pytest.approx(0.55)  # seed 1
+    assert value("largest_drop", None).low == pytest.approx(0.5)
+    assert value("largest_drop", 750).low == 0.0  # rising curves fall by 0
+    assert value("best", 500).low == 0.5
+    assert value("steps_run", 600).low == 600
+    assert value("steps_to_threshold", 250).high == math.inf  # met later
+    assert value("steps_to_threshold", 600).low == 500
+    with pytest.raises(ValueError, match="up_to: a run of 'rda' in 'r' has no eval"):
+        value("final", 100)
+
+
 def test_a_missing_record_run_or_row_is_an_error():
     reading = {"label": "x", "record": "nowhere", "model": "rda", "value": "final"}
     with pytest.raises(FileNotFoundError, match="no record"):
