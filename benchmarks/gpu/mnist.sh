@@ -31,7 +31,14 @@
 #     --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
 #   export PYTHONPATH=/tmp/site KERAS_RDA_DATA_DIR=$PWD/.gpu/data || exit
 #   nvidia-cuda-mps-control -d; OUT=$OUT GPU_BUDGET_S=490 \
-#     MNIST_RUNS="rda-paper-clip rda-discount4" bash benchmarks/gpu/mnist.sh
+#     MNIST_SAVE=1 MNIST_RUNS="rda-paper-clip rda-discount4" bash benchmarks/gpu/mnist.sh
+# Across sessions (a lent machine starts bare, and 15 minutes of device
+# time is about 3,000 steps of these runs): MNIST_SAVE=1 also writes the
+# runs' checkpoints and command lines to $OUT/mnist57-state.tar.part-aa,
+# -ab, ... (15 MiB pieces, what a call can bring back); keep them in an
+# ignored folder here (e.g. .gpu/mnist57) and name it in the next call's
+# carry and in MNIST_FROM=.gpu/mnist57: the runs then resume from those
+# checkpoints (with the same MNIST_RUNS and SEEDS) and go on to more steps.
 # Dry run on a CPU (6 steps, 8 units, digits pooled 7x7 into 16 steps, seed 0):
 #   GPU_DRY_RUN=1 OUT=/tmp/out_mnist bash benchmarks/gpu/mnist.sh
 #   (MNIST_RUNS and SEEDS apply there too). Each run's command line goes
@@ -70,13 +77,20 @@ for name in $RUNS; do
   esac
 done
 if [ "${GPU_DRY_RUN:-0}" = 1 ]; then
-  STEPS=6; EVERY=2; EXTRA="--task-arg pool=7 --units 8 --eval-examples 20"
+  STEPS=${MNIST_STEPS:-6}; EVERY=2; EXTRA="--task-arg pool=7 --units 8 --eval-examples 20"
   BUDGET=${GPU_BUDGET_S:-200}; SEEDS=${SEEDS:-0}
 else
   STEPS=${MNIST_STEPS:-20000}; EVERY=${MNIST_EVERY:-250}; EXTRA=""
 fi
-[ "${MNIST_RESUME:-0}" = 1 ] || rm -rf "$W"
+[ "${MNIST_RESUME:-0}" = 1 ] || [ -n "${MNIST_FROM:-}" ] || rm -rf "$W"
 mkdir -p "$W" "$OUT"
+if [ -n "${MNIST_FROM:-}" ]; then  # the state a former call saved (MNIST_SAVE=1)
+  rm -rf "$W" && mkdir -p "$W" &&
+    cat "$MNIST_FROM"/mnist57-state.tar.part-* 2>/dev/null | tar -C "$W" -xf - 2>/dev/null || {
+    echo "MNIST_FROM: no saved state in '$MNIST_FROM' (mnist57-state.tar.part-*)" >&2
+    exit 2
+  }
+fi
 quote() {  # each argument, single-quoted where the shell would split or expand it
   local a out=""
   for a in "$@"; do
@@ -115,5 +129,9 @@ for s in ${SEEDS:-0 1 2}; do
 done
 wait
 timeout 60 $PY "$ROOT/benchmarks/gpu/mnist_collect.py" "$W" "$OUT/mnist-compare.json" || echo "collect failed"
+if [ "${MNIST_SAVE:-0}" = 1 ]; then  # checkpoints and commands, for MNIST_FROM
+  tar -C "$W" -cf - --exclude='*.log' --exclude='rec-*' . |
+    split -b 15m - "$OUT/mnist57-state.tar.part-" && ls -l "$OUT"/mnist57-state.tar.part-*
+fi
 for f in "$W"/*.log; do echo "== $f"; grep -v "^I0000\|^WARNING: All log" "$f" | grep "step \|rror" | tail -3; done
 echo "mnist.sh done after $(( $(date +%s) - START )) s"
