@@ -1,12 +1,14 @@
-"""Builds one record per task from the checkpoint folders of benchmarks/gpu/classify.sh.
+"""Builds the records of benchmarks/gpu/classify.sh from its checkpoint folders.
 
 Usage: python3 benchmarks/gpu/classify_collect.py WORKDIR OUT
 
-WORKDIR holds one folder per (task, model, seed) run, each with
-`checkpoints/NAME/MODEL-seedS/{run.json, latest.json | result.json}`. A run
-that finished gives its `result.json`; one cut by the time limit gives the
-curve of its last checkpoint (`"partial": true`, `steps` = its last
-evaluated step). Writes OUT/classify-TASK.json, in the format of
+WORKDIR holds one folder per (run, seed), each with
+`checkpoints/NAME/MODEL-seedS/{run.json, latest.json | result.json}`, and
+`NAME--MODEL-SEED.cmd`, the command of each; NAME (the runs' `--name`) is the
+group: `classify-length`, `classify-length-discount4`, `classify-by-length`.
+A run that finished gives its `result.json`; one cut by the time limit gives
+the curve of its last checkpoint (`"partial": true`, `steps` = its last
+evaluated step). Writes OUT/NAME.json per group, in the format of
 `keras-rda compare` records, so `keras-rda report` reads it.
 """
 
@@ -57,28 +59,27 @@ def run_of(folder):
 def main(workdir, out):
     commands = {}
     for path in sorted(glob.glob(f"{workdir}/*.cmd")):
-        task = pathlib.Path(path).name.split("--")[0]
-        commands.setdefault(task, []).append(pathlib.Path(path).read_text().strip())
-    by_task = {}
+        name = pathlib.Path(path).name.split("--")[0]
+        commands.setdefault(name, []).append(pathlib.Path(path).read_text().strip())
+    groups = {}
     for folder in sorted(glob.glob(f"{workdir}/*/checkpoints/*/*-seed*")):
         spec, result = run_of(folder)
         if result is not None:
-            by_task.setdefault(spec["task"], (spec, []))[1].append(result)
+            name = pathlib.Path(folder).parent.name
+            groups.setdefault(name, (spec, []))[1].append(result)
+    for name in sorted(set(commands) - set(groups)):  # nothing trained: show the logs
+        tails = {}
+        for log in sorted(glob.glob(f"{workdir}/*.log")):
+            lines = pathlib.Path(log).read_text(errors="replace").splitlines()
+            tails[pathlib.Path(log).name] = [
+                line for line in lines if not line.startswith(("I0000", "WARNING"))
+            ][-8:]
+        path = pathlib.Path(out) / f"{name}.json"
+        path.write_text(json.dumps({"name": name, "runs": [], "logs": tails}, indent=2))
+        print(f"wrote {path}: no run reached its first evaluation")
     order = {"rda": 0, "rwa": 1, "lstm": 2, "gru": 3}
-    for name in ("classify-length", "classify-by-length"):
-        if name not in by_task:  # nothing trained: say so, with the logs
-            tails = {}
-            for log in sorted(glob.glob(f"{workdir}/{name}-*.log")):
-                lines = pathlib.Path(log).read_text(errors="replace").splitlines()
-                tails[pathlib.Path(log).name] = [
-                    line for line in lines if not line.startswith(("I0000", "WARNING"))
-                ][-8:]
-            path = pathlib.Path(out) / f"classify-{name}.json"
-            empty = {"task": name, "runs": [], "logs": tails}
-            path.write_text(json.dumps(empty, indent=2))
-            print(f"wrote {path}: no run reached its first evaluation")
-    for name, (spec, runs) in by_task.items():
-        task = get_task_class(name)(**spec["task_params"])
+    for name, (spec, runs) in sorted(groups.items()):
+        task = get_task_class(spec["task"])(**spec["task_params"])
         runs.sort(key=lambda r: (order.get(r["model"], 9), r["settings"]["seed"]))
         record = {
             "task": task.name,
@@ -92,7 +93,7 @@ def main(workdir, out):
             **provenance.provenance(),
             "runs": runs,
         }
-        path = pathlib.Path(out) / f"classify-{name}.json"
+        path = pathlib.Path(out) / f"{name}.json"
         path.write_text(json.dumps(record, indent=2) + "\n")
         cut = sum(r["partial"] for r in runs)
         print(f"wrote {path}: {len(runs)} runs, {cut} cut by the time limit")

@@ -66,6 +66,7 @@ export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 # Up to 18 processes on 16 cores: one BLAS thread each (the diagnostics use NumPy).
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 PY=${PYTHON:-python3}
+. "$ROOT/benchmarks/gpu/common.sh"
 DISCOUNT4='discount_bias_initializer={"class_name": "Constant", "config": {"value": 4.0}}'
 # MNIST_OTHERS (the older knob) still picks the non-RDA models of the default.
 RUNS=${MNIST_RUNS:-rda ${MNIST_OTHERS-rwa lstm gru} rda-paper-clip rda-discount4}
@@ -84,23 +85,8 @@ else
 fi
 [ "${MNIST_RESUME:-0}" = 1 ] || [ -n "${MNIST_FROM:-}" ] || rm -rf "$W"
 mkdir -p "$W" "$OUT"
-if [ -n "${MNIST_FROM:-}" ]; then  # the state a former call saved (MNIST_SAVE=1)
-  rm -rf "$W" && mkdir -p "$W" &&
-    cat "$MNIST_FROM"/mnist57-state.tar.part-* 2>/dev/null | tar -C "$W" -xf - 2>/dev/null || {
-    echo "MNIST_FROM: no saved state in '$MNIST_FROM' (mnist57-state.tar.part-*)" >&2
-    exit 2
-  }
-fi
-quote() {  # each argument, single-quoted where the shell would split or expand it
-  local a out=""
-  for a in "$@"; do
-    case $a in
-      *[!A-Za-z0-9_./=:,+-]* | "") a="'${a//\'/\'\\\'\'}'" ;;
-    esac
-    out="$out $a"
-  done
-  printf '%s' "${out# }"
-}
+# The state a former call saved (MNIST_SAVE=1).
+[ -z "${MNIST_FROM:-}" ] || restore_state "$MNIST_FROM" "$W" mnist57-state MNIST_FROM
 run() {  # NAME MODEL SEED [more options]
   local name=$1 m=$2 s=$3; shift 3
   echo "keras-rda compare mnist --scale paper --models $m --seed $s --eval-every $EVERY --jit $EXTRA $(quote "$@")" \
@@ -130,8 +116,7 @@ done
 wait
 timeout 60 $PY "$ROOT/benchmarks/gpu/mnist_collect.py" "$W" "$OUT/mnist-compare.json" || echo "collect failed"
 if [ "${MNIST_SAVE:-0}" = 1 ]; then  # checkpoints and commands, for MNIST_FROM
-  tar -C "$W" -cf - --exclude='*.log' --exclude='rec-*' . |
-    split -b 15m - "$OUT/mnist57-state.tar.part-" && ls -l "$OUT"/mnist57-state.tar.part-*
+  save_state "$W" "$OUT" mnist57-state
 fi
 for f in "$W"/*.log; do echo "== $f"; grep -v "^I0000\|^WARNING: All log" "$f" | grep "step \|rror" | tail -3; done
 echo "mnist.sh done after $(( $(date +%s) - START )) s"
