@@ -19,7 +19,8 @@
 #   $OUT/classify-by-length.json.
 # Across sessions: CLASSIFY_SAVE=1 writes the checkpoints and command lines to
 # $OUT/classify57-state.tar.part-* (benchmarks/gpu/common.sh); keep them in an
-# ignored folder (e.g. .gpu/classify57), carry it, and CLASSIFY_FROM=.gpu/classify57
+# emptied ignored folder (e.g. .gpu/classify57), carry it, and
+# CLASSIFY_FROM=.gpu/classify57
 # resumes the runs (same CLASSIFY_RUNS and SEEDS); finished runs stay done.
 # On the lent machine, carrying the Keras wheels (.whl) and nothing else:
 #   python3 -m pip install -q --no-index --no-deps --no-compile \

@@ -36,9 +36,14 @@
 # time is about 3,000 steps of these runs): MNIST_SAVE=1 also writes the
 # runs' checkpoints and command lines to $OUT/mnist57-state.tar.part-aa,
 # -ab, ... (15 MiB pieces, what a call can bring back); keep them in an
-# ignored folder here (e.g. .gpu/mnist57) and name it in the next call's
-# carry and in MNIST_FROM=.gpu/mnist57: the runs then resume from those
-# checkpoints (with the same MNIST_RUNS and SEEDS) and go on to more steps.
+# ignored folder here (e.g. .gpu/mnist57; empty it first, a stale piece
+# would corrupt the archive) and name it in the next call's carry and in
+# MNIST_FROM=.gpu/mnist57: the runs then resume from those checkpoints
+# (with the same MNIST_RUNS and SEEDS) and go on to MNIST_STEPS (default
+# 20,000; 10,000 for issue 57). The 12 runs of
+# results/rda_paper/mnist-start4-3seeds-gpu.json go on with
+#   MNIST_FROM=.gpu/mnist57 MNIST_SAVE=1 MNIST_STEPS=10000 \
+#     MNIST_RUNS="rda-discount4 rwa lstm gru" SEEDS="0 1 2"
 # Dry run on a CPU (6 steps, 8 units, digits pooled 7x7 into 16 steps, seed 0):
 #   GPU_DRY_RUN=1 OUT=/tmp/out_mnist bash benchmarks/gpu/mnist.sh
 #   (MNIST_RUNS and SEEDS apply there too). Each run's command line goes
