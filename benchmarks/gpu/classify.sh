@@ -17,11 +17,11 @@
 # and is marked "partial"):
 #   $OUT/classify-length.json, $OUT/classify-length-discount4.json,
 #   $OUT/classify-by-length.json.
-# Across sessions: CLASSIFY_SAVE=1 writes the checkpoints and command lines to
-# $OUT/classify57-state.tar.part-* (benchmarks/gpu/common.sh); keep them in an
-# emptied ignored folder (e.g. .gpu/classify57), carry it, and
-# CLASSIFY_FROM=.gpu/classify57
-# resumes the runs (same CLASSIFY_RUNS and SEEDS); finished runs stay done.
+# Across sessions: CLASSIFY_SAVE=1 writes the checkpoints and command lines
+# to $OUT/classify57-state.tar.part-* (benchmarks/gpu/common.sh); keep them
+# in an emptied ignored folder (e.g. .gpu/classify57) and carry it: with
+# CLASSIFY_FROM=.gpu/classify57 the runs resume (same CLASSIFY_RUNS and
+# SEEDS), and the finished ones stay done.
 # On the lent machine, carrying the Keras wheels (.whl) and nothing else:
 #   python3 -m pip install -q --no-index --no-deps --no-compile \
 #     --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
