@@ -17,11 +17,14 @@ import json
 import pathlib
 import sys
 
-from keras_rda.lab.reporting import provenance
+from keras_rda.lab.reporting import report
 from keras_rda.lab.tasks import get_task_class
 
 
 def run_of(folder):
+    """`(spec, result)` of one run folder: its finished result, else one
+    made from its last checkpoint (`partial`), else None before the first
+    evaluation."""
     folder = pathlib.Path(folder)
     spec = json.loads((folder / "run.json").read_text())
     done = folder / "result.json"
@@ -81,20 +84,9 @@ def main(workdir, out):
     for name, (spec, runs) in sorted(groups.items()):
         task = get_task_class(spec["task"])(**spec["task_params"])
         runs.sort(key=lambda r: (order.get(r["model"], 9), r["settings"]["seed"]))
-        record = {
-            "task": task.name,
-            "task_params": task.config(),
-            "paper": task.paper,
-            "metric": task.metric,
-            "baseline": task.baseline,
-            "threshold": list(task.threshold) if task.threshold else None,
-            "scale": "paper",
-            "command": " ; ".join(commands.get(name, [])),
-            **provenance.provenance(),
-            "runs": runs,
-        }
+        command = " ; ".join(commands.get(name, []))
         path = pathlib.Path(out) / f"{name}.json"
-        path.write_text(json.dumps(record, indent=2) + "\n")
+        report.write_json(path, report.record(runs, task, "paper", command))
         cut = sum(r["partial"] for r in runs)
         print(f"wrote {path}: {len(runs)} runs, {cut} cut by the time limit")
 

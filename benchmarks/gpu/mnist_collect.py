@@ -27,7 +27,7 @@ import json
 import pathlib
 import sys
 
-from keras_rda.lab.reporting import provenance
+from keras_rda.lab.reporting import report
 from keras_rda.lab.tasks import get_task_class
 
 ORDER = {"rda": 0, "rwa": 1, "lstm": 2, "gru": 3}
@@ -148,25 +148,14 @@ def main(workdir, out):
             for path in pathlib.Path(workdir).glob("*.cmd")
             if group_of(path.stem.rsplit("-", 1)[0]) == group
         )
-        record = {
-            "task": task.name,
-            "task_params": task.config(),
-            "paper": task.paper,
-            "metric": task.metric,
-            "baseline": task.baseline,
-            "threshold": list(task.threshold) if task.threshold else None,
-            "scale": "paper",
-            "command": (
-                f"bash benchmarks/gpu/mnist.sh (runs cut at step {steps}, the "
-                "last every run reached in the time limit): " + " ; ".join(commands)
-            ),
-            **provenance.provenance(),
-            "runs": results,
-        }
+        command = (
+            f"bash benchmarks/gpu/mnist.sh (runs cut at step {steps}, the "
+            "last every run reached in the time limit): " + " ; ".join(commands)
+        )
         path = pathlib.Path(out)
         if group != "compare":
             path = path.with_name(path.name.replace("-compare", f"-{group}"))
-        path.write_text(json.dumps(record, indent=2) + "\n")
+        report.write_json(path, report.record(results, task, "paper", command))
         print(f"wrote {path}: {len(results)} runs at step {steps}")
         for r in results:
             print(

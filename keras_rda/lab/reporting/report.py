@@ -152,6 +152,13 @@ def record(results, task, scale=None, command=None):
     seconds and whole learning curve) it carries what is needed to trust
     and repeat it: the exact command, the keras_rda version and git
     commit, the TensorFlow/Keras/backend versions and the machine.
+
+    Args:
+        results: the runs, as `RunResult`s or as their dicts (a collector
+            that reads runs back from their checkpoints).
+        task: the `Task` they ran.
+        scale: the scale name (`"paper"`, `"small"`, ...).
+        command: the command that made them.
     """
     from keras_rda.lab.reporting import provenance
 
@@ -165,7 +172,7 @@ def record(results, task, scale=None, command=None):
         "scale": scale,
         "command": command,
         **provenance.provenance(),
-        "runs": [r.to_dict() for r in results],
+        "runs": [r if isinstance(r, dict) else r.to_dict() for r in results],
     }
 
 
