@@ -214,6 +214,50 @@ def test_a_cell_in_keras_rnn_on_another_feature_size_gets_kerass_message(name):
         layer(_inputs(features=6))
 
 
+@pytest.mark.parametrize("name", SEQUENCE_LAYERS)
+@pytest.mark.parametrize("case", ["one too few", "another size", "another batch"])
+def test_an_initial_state_that_does_not_fit_names_it(name, case):
+    # Was a backend's matmul or SelectV2 error, or Python's "not enough
+    # values to unpack" / "combine_summaries() missing 2 required
+    # positional arguments" from inside the layer.
+    layer = SEQUENCE_LAYERS[name]()
+    sizes = layer.cell.state_size
+    states = [np.zeros((2, size), np.float32) for size in sizes]
+    if case == "one too few":
+        states = states[:-1]
+    elif case == "another size":
+        states[-1] = np.zeros((2, sizes[-1] + 1), np.float32)
+    else:
+        states = [np.zeros((3, size), np.float32) for size in sizes]
+    with pytest.raises(
+        ValueError,
+        match=rf"argument `initial_state` of {name}, expected {len(sizes)} tensor",
+    ):
+        layer(_inputs(), initial_state=states)
+
+
+@pytest.mark.parametrize("name", CELLS)
+def test_a_cell_in_keras_rnn_names_states_that_do_not_fit(name):
+    cell = CELLS[name](UNITS)
+    sizes = cell.state_size
+    states = [np.zeros((2, size + 1), np.float32) for size in sizes]
+    with pytest.raises(
+        ValueError,
+        match=rf"argument `states` of {type(cell).__name__}, expected {len(sizes)} ",
+    ):
+        keras.layers.RNN(cell)(_inputs(), initial_state=states)
+
+
+@pytest.mark.parametrize("name", SEQUENCE_LAYERS)
+def test_an_initial_state_that_fits_goes_on_from_it(name):
+    layer = SEQUENCE_LAYERS[name](return_state=True)
+    x = _inputs(steps=2 * STEPS)
+    whole, *_ = layer(x)
+    _, *state = layer(x[:, :STEPS])
+    second, *_ = layer(x[:, STEPS:], initial_state=state)
+    np.testing.assert_allclose(second, whole, rtol=1e-5, atol=1e-6)
+
+
 # ---------------------------------------------------------------- non-finite
 
 # Every unit, as a sequence layer or in keras.layers.RNN, returning every

@@ -438,6 +438,7 @@ class BaseRDACell(BaseCell):
         return self.output_from_hidden(h), cast_like(new_states, states)
 
     def call(self, inputs, states, training=False):
+        validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")
         inputs = self.drop_input(inputs, training)
         return self.projected_step(self.project_inputs(inputs), states, training)
 

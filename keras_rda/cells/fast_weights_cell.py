@@ -175,6 +175,7 @@ class FastWeightsCell(BaseCell):
         self.built = True
 
     def call(self, inputs, states, training=False):
+        validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")
         h_prev = states[0]
         fast = aops.flat_to_matrices(states[1], None, self.units)
         fast = self.decay * fast + self.fast_learning_rate * aops.outer(h_prev)

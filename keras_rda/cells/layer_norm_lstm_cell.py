@@ -148,6 +148,7 @@ class LayerNormLSTMCell(BaseCell):
         self.built = True
 
     def call(self, inputs, states, training=False):
+        validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")
         h_prev, c_prev = states[0], states[1]
         x = self.drop_input(inputs, training)
         h_read = self.drop_recurrent(h_prev, training)

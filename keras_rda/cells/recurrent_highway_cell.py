@@ -167,6 +167,7 @@ class RecurrentHighwayCell(BaseCell):
         return h * t + s * (1.0 - t)
 
     def call(self, inputs, states, training=False):
+        validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")
         s = states[0]
         projected = ops.matmul(self.drop_input(inputs, training), self.kernel)
         for layer in range(self.depth):

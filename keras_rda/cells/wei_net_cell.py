@@ -358,6 +358,7 @@ class WeiNetCell(BaseCell):
 
     # ------------------------------------------------------------------ call
     def call(self, inputs, states, training=False):
+        validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")
         h_prev, e_prev = states[0], states[1]
         memories = aops.flat_to_matrices(states[2], self.num_memories, self.units)
         h = self._controller(inputs, e_prev, h_prev, training)

@@ -68,13 +68,15 @@ class BaseRNN(keras.layers.RNN):
     boolean arguments of `keras.layers.RNN` must be booleans; `build` checks
     for `[batch, time, features]` inputs with known features and sets the
     `input_spec` (a later call on another feature size gets Keras's
-    message); `call` refuses a sequence of no steps (known when tracing) and
-    a mask whose shape is not the inputs' `[batch, time]`, and zeroes the
-    inputs of masked steps, so that a NaN or inf there changes nothing
-    (masked steps are skipped; their inputs are not read). A batch of no
-    samples (known when tracing) gives outputs and states of no samples, as
-    on a batch of one with the sample left out (whatever the cell: Keras's
-    `LSTMCell` controller fails on an empty batch on TensorFlow).
+    message); `call` refuses a sequence of no steps (known when tracing),
+    an `initial_state` that is not one `[batch, size]` tensor per entry of
+    the cell's `state_size`, and a mask whose shape is not the inputs'
+    `[batch, time]`, and zeroes the inputs of masked steps, so that a NaN
+    or inf there changes nothing (masked steps are skipped; their inputs
+    are not read). A batch of no samples (known when tracing) gives outputs
+    and states of no samples, as on a batch of one with the sample left out
+    (whatever the cell: Keras's `LSTMCell` controller fails on an empty
+    batch on TensorFlow).
     """
 
     def __init__(self, cell, **kwargs):
@@ -98,6 +100,10 @@ class BaseRNN(keras.layers.RNN):
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
         validation.sequence_steps(sequences)
+        if initial_state is not None:
+            validation.cell_states(
+                self, self.cell.state_size, initial_state, sequences.shape[0]
+            )
         step_mask = mask[0] if isinstance(mask, (list, tuple)) else mask
         if step_mask is not None:
             validation.sequence_mask(step_mask, sequences)

@@ -377,6 +377,7 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
     # One step: Algorithm 1.
 
     def call(self, inputs, states, training=False):
+        validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")
         state = self.unpack_states(states)
         step = state.step + 1  # 1-based index of this step
         schedule = self.write_schedule

@@ -197,6 +197,50 @@ def sequence_mask(mask, input_shape, name="mask"):
         )
 
 
+def cell_states(owner, state_size, states, batch_size=None, name="initial_state"):
+    """Raises unless `states` fit a cell's `state_size`: one `[batch, size]`
+    tensor per entry, all of one batch size.
+
+    Checked on shapes alone, before a backend sees them (where a wrong
+    state otherwise fails inside the loop, in a matmul or a select).
+    Dimensions unknown when tracing (`None`) agree with any size; a cell
+    whose `state_size` is not a flat list of ints is not checked.
+
+    Args:
+        owner: the cell or the sequence layer (named in the message).
+        state_size: the cell's `state_size`.
+        states: the states (a tensor or a list of tensors).
+        batch_size: the inputs' batch size, if known.
+        name: the argument's name.
+    """
+    sizes = state_size
+    sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+    if not all(_is_int(size) for size in sizes):
+        return
+    given = list(states) if isinstance(states, (list, tuple)) else [states]
+    shapes = [_shape(state) for state in given]
+    batches = {batch_size} - {None}
+    batches |= {shape[0] for shape in shapes if shape and shape[0] is not None}
+    fits = (
+        len(shapes) == len(sizes)
+        and all(
+            len(shape) == 2 and shape[1] in (None, size)
+            for shape, size in zip(shapes, sizes)
+        )
+        and len(batches) <= 1
+    )
+    if not fits:
+        batch = "batch" if batch_size is None else batch_size
+        expected = ", ".join(f"({batch}, {size})" for size in sizes)
+        raise ValueError(
+            f"Received an invalid value for argument `{name}` of "
+            f"{type(owner).__name__}, expected {len(sizes)} tensor(s) of shapes "
+            f"[{expected}] (one per entry of the cell's `state_size`, one batch "
+            f"size for all), got {len(shapes)} of shapes "
+            f"[{', '.join(str(shape) for shape in shapes)}]"
+        )
+
+
 def tensorflow_backend(feature):
     """Raises a clear `ValueError` unless Keras runs on TensorFlow.
 

@@ -125,3 +125,47 @@ def test_sequence_mask_must_be_the_inputs_batch_and_time():
             r"\(2, 5, 3\)\), got shape " + re.escape(str(shape)),
         ):
             validation.sequence_mask(shape, (2, 5, 3))
+
+
+class _Cell:
+    """Only what `cell_states` reads of a cell: its `state_size`."""
+
+    state_size = [4, 16]
+
+
+@pytest.mark.parametrize(
+    "shapes, batch",
+    [
+        ([(2, 4), (2, 16)], 2),
+        ([(None, 4), (2, 16)], None),  # unknown when tracing: agrees
+        ([(2, None), (2, 16)], 2),
+    ],
+)
+def test_cell_states_pass_one_batch_by_size_tensor_per_size(shapes, batch):
+    validation.cell_states(_Cell(), _Cell.state_size, shapes, batch)
+
+
+@pytest.mark.parametrize(
+    "shapes, batch",
+    [
+        ([(2, 4)], 2),  # one state too few
+        ([(2, 4), (2, 16), (2, 4)], 2),  # one too many
+        ([(2, 16), (2, 4)], 2),  # sizes swapped
+        ([(2, 4), (3, 16)], None),  # two batch sizes
+        ([(3, 4), (3, 16)], 2),  # not the inputs' batch size
+        ([(2, 4, 1), (2, 16)], 2),  # not [batch, size]
+    ],
+)
+def test_cell_states_name_the_argument_the_owner_and_both_shapes(shapes, batch):
+    expected = "(2, 4), (2, 16)" if batch else "(batch, 4), (batch, 16)"
+    with pytest.raises(
+        ValueError,
+        match=r"argument `initial_state` of _Cell, expected 2 tensor\(s\) of shapes "
+        rf"\[{re.escape(expected)}\].*got {len(shapes)} of shapes "
+        + re.escape("[" + ", ".join(str(s) for s in shapes) + "]"),
+    ):
+        validation.cell_states(_Cell(), _Cell.state_size, shapes, batch)
+
+
+def test_cell_states_leave_a_nested_state_size_unchecked():
+    validation.cell_states(_Cell(), [[4, 4], 16], [(2, 9)], 2)
