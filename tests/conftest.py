@@ -185,6 +185,36 @@ def _fresh_keras_session():
     keras.utils.set_random_seed(1234)
     yield
     keras.config.set_dtype_policy("float32")
+    if BACKEND == "jax":
+        _release_jax_executables()
+
+
+def _memory_mappings():
+    """How many memory mappings this process holds (Linux), else None."""
+    try:
+        with open("/proc/self/maps", "rb") as maps:
+            return sum(1 for _ in maps)
+    except OSError:
+        return None
+
+
+def _release_jax_executables(limit=30_000):
+    """Drops JAX's compiled executables once the process holds `limit`
+    memory mappings.
+
+    JAX keeps every executable it compiles (each eager op of a layer called
+    outside `jit` is one) for the life of the process, and each holds
+    memory mappings of its own: a memory layer called eagerly with its
+    gradient adds about 750. A worker that ran the suite's memory tests on
+    JAX reached Linux's limit (`vm.max_map_count`, 65,530 by default), where
+    XLA's compiler segfaults inside `backend_compile_and_load`.
+    `jax.clear_caches()` frees them; later tests only compile again.
+    """
+    count = _memory_mappings()
+    if count is not None and count > limit:
+        import jax
+
+        jax.clear_caches()
 
 
 @pytest.fixture
