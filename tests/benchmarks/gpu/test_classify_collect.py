@@ -1,21 +1,17 @@
 """`benchmarks/gpu/classify_collect.py`: one record per run group (the runs'
 `--name`), finished and cut runs told apart, each group with its commands."""
 
-import importlib.util
 import json
 
-from tests.conftest import REPO_ROOT
+from tests.benchmarks.conftest import benchmark_script
 
 SETTINGS = {"batch_size": 100, "units": 250, "eval_every": 25, "eval_examples": 100}
 TASK_PARAMS = {"max_length": 1000, "min_length": 1}
 
 
 def _collector():
-    path = REPO_ROOT / "benchmarks" / "gpu" / "classify_collect.py"
-    spec = importlib.util.spec_from_file_location("classify_collect", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    with benchmark_script("gpu/classify_collect") as module:
+        return module
 
 
 def _curve(*accuracies):

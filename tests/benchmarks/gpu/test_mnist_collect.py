@@ -2,21 +2,17 @@
 reached, one record per group (`compare`, `discount4`, `paper-clip`), each
 with its own commands."""
 
-import importlib.util
 import json
 
-from tests.conftest import REPO_ROOT
+from tests.benchmarks.conftest import benchmark_script
 
 SETTINGS = {"batch_size": 100, "units": 250, "eval_every": 250, "eval_examples": 100}
 TASK_PARAMS = {"pool": 1, "permuted": False, "permutation_seed": 0}
 
 
 def _collector():
-    path = REPO_ROOT / "benchmarks" / "gpu" / "mnist_collect.py"
-    spec = importlib.util.spec_from_file_location("mnist_collect", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    with benchmark_script("gpu/mnist_collect") as module:
+        return module
 
 
 def _curve(*accuracies):
