@@ -213,8 +213,7 @@ def cell_states(owner, state_size, states, batch_size=None, name="initial_state"
         batch_size: the inputs' batch size, if known.
         name: the argument's name.
     """
-    sizes = state_size
-    sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+    sizes = list(state_size) if isinstance(state_size, (list, tuple)) else [state_size]
     if not all(_is_int(size) for size in sizes):
         return
     given = list(states) if isinstance(states, (list, tuple)) else [states]
