@@ -128,6 +128,12 @@ def pytest_configure(config):
         "SavedModel loading, the enwik8 loop, tf.distribute, tensorflow-datasets); "
         "skipped on other backends",
     )
+    config.addinivalue_line(
+        "markers",
+        "requires_backend(name): a test of one backend's own code (a Pallas kernel "
+        "on JAX, a Triton kernel on PyTorch); deselected in the other backends' "
+        "runs, since that backend's run covers it",
+    )
 
 
 def _matches(nodeid, prefix):
@@ -137,6 +143,7 @@ def _matches(nodeid, prefix):
 
 
 def pytest_collection_modifyitems(config, items):
+    _deselect_other_backends(config, items)
     used = set()
     for item in items:
         for prefix, reason in TENSORFLOW_ONLY.items():
@@ -168,6 +175,27 @@ def pytest_collection_modifyitems(config, items):
                 f"tests/conftest.py lists {prefix!r}, which matches no test",
                 stacklevel=1,
             )
+
+
+def _deselect_other_backends(config, items):
+    """Drops the tests marked `requires_backend(name)` for another backend.
+
+    A kernel written for one backend (Pallas on JAX, Triton on PyTorch) is
+    tested in that backend's run of the suite; the other runs deselect it
+    rather than skip it, so a skip in a run still means something is
+    missing. Triton is never imported in a TensorFlow process (see
+    `keras_rda.ops.kernels`).
+    """
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("requires_backend")
+        if marker is not None and marker.args[0] != BACKEND:
+            dropped.append(item)
+        else:
+            kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True)
