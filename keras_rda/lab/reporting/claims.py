@@ -34,7 +34,7 @@ runs are pooled) and what to read from it (`value`):
   best held-out score of the curve), `largest_drop` (the largest fall of the
   held-out score between two evaluations), `first_step` (the first evaluated step
   whose `key` satisfies `op` `at`, e.g. `val_accuracy >= 0.99`),
-  `steps_run`;
+  `steps_run`, `seconds` (the run's wall-clock seconds);
 - table and benchmark records (with `rows`): `row`, the row whose cells
   equal `where` (by column name for list rows), its `column`/`field`;
 - trial records (with `trials`, e.g. `benchmarks/attention_table1.py`):
@@ -187,6 +187,8 @@ def _run_value(kind, reading, data, run):
         return Value.more_than(run["steps"]) if steps is None else Value.exact(steps)
     if kind == "steps_run":
         return Value.exact(run["steps"])
+    if kind == "seconds":
+        return Value.exact(run["seconds"])
     if kind == "final":
         value = run["final"].get(_metric_key(metric))
         if value is None:
@@ -550,16 +552,22 @@ def _escape(text):
 
 def claims_markdown(data, results_dir, name="claims"):
     """The verdict table of the claims record `data` (`results_dir/NAME.json`),
-    every "ours" number read from its record, then the verdict counts, the
-    record's rules and each record's commit and seeds.
+    every "ours" number read from its record, then each claim's setting and
+    cause, the verdict counts, the record's rules and each record's commit
+    and seeds.
+
+    The table has the four columns a reader scans (the claim, the paper's
+    number, ours, the verdict); the setting and the cause, which run to
+    paragraphs, are notes under it, one per claim.
 
     Raises:
         ValueError: a record, run or row a reading names is missing.
     """
     lines = [
-        "| # | claim | paper | ours | setting | verdict | cause |",
-        "|---|---|---|---|---|---|---|",
+        "| # | claim | paper | ours | verdict |",
+        "|---|---|---|---|---|",
     ]
+    notes = []
     counts = dict.fromkeys(VERDICTS, 0)
     for index, claim in enumerate(data["claims"], 1):
         readings = [read(r, results_dir) for r in claim.get("ours", [])]
@@ -570,15 +578,18 @@ def claims_markdown(data, results_dir, name="claims"):
             f"{claim['claim']} ({claim['source']})",
             claim["paper"],
             ours,
-            claim.get("setting") or "-",
             f"**{claim['verdict']}**",
-            claim.get("cause") or "-",
         ]
         lines.append("| " + " | ".join(_escape(c) for c in cells) + " |")
+        note = f"- **{index}.** *Setting:* {claim.get('setting') or '-'}"
+        if claim.get("cause"):
+            note += f" *Cause:* {claim['cause']}"
+        notes.append(_escape(note))
+    lines += ["", "Settings and causes, by claim:", "", *notes]
     lines += [
         "",
         "Verdicts: "
-        + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
+        + verdict_counts_text(counts)
         + f". Each verdict's conditions on the numbers are in"
         f" `results/{name}.json`." + (f" {data['rules']}" if data.get("rules") else ""),
     ]
@@ -597,4 +608,69 @@ def claims_markdown(data, results_dir, name="claims"):
             if not seeds and is_timing_record(record):
                 seed_text = "none (a timing)"
             lines.append(f"| `results/{name}.json` | {commit} | {seed_text} |")
+    return "\n".join(lines)
+
+
+def verdict_counts(data):
+    """`{verdict: number of claims}` of a claims record, every verdict of
+    `VERDICTS` in order (zero included)."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    for claim in data["claims"]:
+        counts[claim["verdict"]] += 1
+    return counts
+
+
+def verdict_counts_text(counts):
+    """E.g. "3 reproduced, 9 direction only, 3 not reproduced, 3 not run"."""
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
+
+
+# --- The README's summary of every paper -----------------------------------
+
+SUMMARY = (
+    "claims"  # the marker name of the summary (`<!-- keras-rda report: claims -->`)
+)
+
+
+def claims_records(results_dir):
+    """`[(name, record)]` of every claims record in `results_dir/claims/`,
+    in file-name order."""
+    folder = pathlib.Path(results_dir) / "claims"
+    return [
+        (f"claims/{path.stem}", json.loads(path.read_text()))
+        for path in sorted(folder.glob("*.json"))
+    ]
+
+
+def summary_markdown(results_dir):
+    """The README's "papers, reproduced or not": per paper the number of
+    claims of each verdict, then the paper's one-line summary (its claims
+    record's `summary`), each linking its page (`page`, relative to the
+    repository root, where the README is).
+
+    Raises:
+        ValueError: a claims record without `title`, `page` or `summary`.
+    """
+    lines = [
+        "| paper | " + " | ".join(VERDICTS) + " |",
+        "|---|" + "---:|" * len(VERDICTS),
+    ]
+    summaries = []
+    for name, data in claims_records(results_dir):
+        missing = [k for k in ("title", "page", "summary") if not data.get(k)]
+        if missing:
+            raise ValueError(f"claims record {name!r} has no {', '.join(missing)}")
+        counts = verdict_counts(data)
+        link = f"[{data['title']}]({data['page']})"
+        lines.append(
+            f"| {link} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
+        )
+        summaries.append(f"- **{data['title']}**: {data['summary']}")
+    lines += [
+        "",
+        "Claims per paper by verdict, from `results/claims/`; each paper's "
+        "page has its verdict table.",
+        "",
+        *summaries,
+    ]
     return "\n".join(lines)

@@ -10,6 +10,8 @@ from keras_rda.lab.files import replacing
 from keras_rda.lab.files import write_atomically
 from keras_rda.lab.reporting import claims
 from keras_rda.lab.reporting.benchmark_tables import benchmark_markdown
+from keras_rda.lab.reporting.commands import user_command
+from keras_rda.lab.reporting.commands import without_machine_paths
 from keras_rda.lab.reporting.records import json_safe
 from keras_rda.lab.reporting.records import metric_key
 from keras_rda.utils import validation
@@ -402,7 +404,7 @@ def render(data, name, results_dir="results"):
         )
     lines = [table, ""]
     for note in data.get("notes", ()):
-        lines += [note, ""]
+        lines += [without_machine_paths(note), ""]
     command = data.get("command")
     source = f"`results/{name}.json`"
     commands = (
@@ -412,9 +414,12 @@ def render(data, name, results_dir="results"):
     )
     if commands:
         lines.append("Commands (record " + source + "):")
-        lines += ["", "```", *commands, "```"]
+        lines += ["", "```", *(user_command(c) for c in commands), "```"]
     elif command:
-        lines.append(f"Command: `{command}` (record {source}).")
+        backend = (data.get("versions") or {}).get("backend")
+        lines.append(
+            f"Command: `{user_command(command, name, backend)}` (record {source})."
+        )
     else:
         lines.append(f"Record: {source}.")
     return "\n".join(lines) + "\n"
@@ -434,7 +439,8 @@ def rebuild_tables(text, results_dir):
     A marked table is the text between `<!-- keras-rda report: NAME -->`
     and `<!-- /keras-rda report -->`, each at the start of a line, where
     NAME is a record's path in `results_dir` without `.json` (e.g.
-    `multicopy-compare` or `benchmarks/rda_speed`).
+    `multicopy-compare` or `benchmarks/rda_speed`), or `claims`: the
+    summary of every claims record (see `claims.summary_markdown`).
 
     Returns:
         `(new_text, names)`: the rebuilt text and the record names used.
@@ -444,7 +450,10 @@ def rebuild_tables(text, results_dir):
     def replace(match):
         name = match.group("name")
         names.append(name)
-        body = render(load_record(results_dir, name), name, results_dir)
+        if name == claims.SUMMARY:
+            body = claims.summary_markdown(results_dir) + "\n"
+        else:
+            body = render(load_record(results_dir, name), name, results_dir)
         return match.group(1) + body + match.group(4)
 
     return MARKER.sub(replace, text), names

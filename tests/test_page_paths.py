@@ -1,0 +1,59 @@
+"""Every page is one a user can follow on their machine, and the README's
+summary of the papers is the claims records'.
+
+- No page (README.md, docs/**/*.md, generated tables included) shows an
+  absolute path of the machine a record was made on.
+- The README's "The papers, reproduced or not" counts each paper's claims
+  by verdict as `results/claims/*.json` do, line for line.
+"""
+
+import json
+import pathlib
+import re
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+# /work/..., /tmp/..., /home/..., /root/..., /Users/..., C:\...
+ABSOLUTE = re.compile(r"(?<![\w.~$/-])(?:/(?:work|tmp|home|root|Users)/|[A-Za-z]:\\)")
+
+
+def test_the_path_check_catches_what_it_should():
+    assert ABSOLUTE.search("--out /work/runs/add1000")
+    assert ABSOLUTE.search("`--results-dir /tmp/rec`")
+    assert ABSOLUTE.search("(local file /home/me/data.csv)")
+    assert ABSOLUTE.search(r"C:\Users\me\data")
+    assert not ABSOLUTE.search("--results-dir results/rda_paper")
+    assert not ABSOLUTE.search("https://example.org/work/x and ../shared/data")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_no_machine_paths_on_a_page(page):
+    found = [
+        f"line {number}: {line.strip()[:160]}"
+        for number, line in enumerate(page.read_text().splitlines(), 1)
+        if ABSOLUTE.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_readme_summary_counts_the_claims():
+    verdicts = ("reproduced", "direction only", "not reproduced", "not run")
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("<!-- keras-rda report: claims -->")[1].split(
+        "<!-- /keras-rda report -->"
+    )[0]
+    rows = {}
+    for line in section.splitlines():
+        match = re.match(r"^\| \[(.+?)\]\((.+?)\) \| (.+) \|$", line)
+        if match:
+            rows[match.group(2)] = [int(n) for n in match.group(3).split(" | ")]
+    expected = {}
+    for path in sorted((REPO / "results" / "claims").glob("*.json")):
+        data = json.loads(path.read_text())
+        counted = [v["verdict"] for v in data["claims"]]
+        expected[data["page"]] = [counted.count(v) for v in verdicts]
+        assert f"- **{data['title']}**: {data['summary']}" in section
+        assert (REPO / data["page"]).is_file()
+    assert rows == expected
