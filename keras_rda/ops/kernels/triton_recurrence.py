@@ -1,0 +1,621 @@
+"""The RWA/RDA recurrence as two Triton kernels (PyTorch): forward and backward.
+
+Computes exactly `keras_rda.ops.rda_recurrence.fused_recurrence`, the RDA
+unit of the RDA paper, section 5 (the RWA being `gamma_t = 1`), with the
+scaled running average of `keras_rda.ops.attention_average` (RWA paper,
+Appendix D): for each step t, with the input projections
+`P_t = [u_t, P^g_t, P^a_t, P^gamma_t]` computed before the loop,
+
+    G_t = P^{g, a, gamma}_t + (h_{t-1} * r) R      r: recurrent dropout mask
+    z_t = u_t tanh(g_t),  a_t = f_a(.),  gamma_t = sigmoid(.)      (sec. 5)
+    m_t = max(m_{t-1} + log gamma_t, log a_t)
+    n_t = n_{t-1} exp(m_{t-1} + log gamma_t - m_t) + z_t exp(log a_t - m_t)
+    d_t = d_{t-1} exp(m_{t-1} + log gamma_t - m_t) + exp(log a_t - m_t)
+    h_t = f_h(n_t / d_t)
+
+(masked steps keep the state and repeat `h_{t-1}`; `h_t` is rounded to the
+dtype of `h_0` every step, as on the portable path).
+
+The op. Both passes are one `torch.library` custom op,
+`keras_rda::rda_recurrence`, with its autograd (`register_autograd`) and
+fake (`register_fake`, shapes and dtypes only) implementations, so that
+Keras's torch trainer and `torch.compile` see one op. Its backward calls a
+second custom op, `keras_rda::rda_recurrence_backward` (the backward
+kernel, with its own fake implementation, so that `torch.compile` can trace
+the backward graph too), then one matmul.
+
+Passes. The forward pass is ONE kernel launch: the whole time loop runs
+inside it, and the state `(h, n, d, m)` stays in float32 registers from the
+first step to the last. The backward pass is a second launch running time in
+reverse, carrying the gradients `(dh, dn, dd, dm)` of the state with the
+closed-form step of `rda_recurrence` (see its docstring), and writes `dP_t`
+per step. After it, `dR = sum_t (h_{t-1} r)^T dG_t` is one torch matmul over
+all `time * batch` rows. Gradients flow to `projected`, `recurrent_kernel`
+and the four initial states (`m_0` gets what the portable path gives it:
+the gradient of `m_0 + log gamma_1` at the first real step).
+
+Saved for the backward pass (float32): the gate pre-activations `G_t`
+`[time, batch, (k - 1) units]` and the state after every step `n_t`, `d_t`,
+`m_t` `[time, batch, units]`, besides `h_t` (the output anyway). The
+backward recomputes from them, element-wise, `tanh g_t`, `log a_t`,
+`log gamma_t`, the weights `p_t`, `q_t` and `f_h(n_t / d_t)`; it does not
+recompute the recurrent matmul. Without a gradient to compute (grad mode off,
+or no input requiring one) the forward kernel writes only `h_t` and the
+final `(n, d, m)`.
+
+Tiling. The grid runs over tiles of `BLOCK_BATCH` batch rows: rows are
+independent, so the programs never synchronise with each other. A program
+holds all the units, padded to a power of two of at least 16 (`tl.arange`
+and `tl.dot` need it; loads and stores are masked). The recurrent matmul of a
+step reads its left operand (`h_{t-1}` forward, `dG_t` backward) back from
+the output the program has just written (after a barrier), in chunks of
+`BLOCK_K` columns, and `R` in `[BLOCK_K, units]` tiles from the cache at
+every step: at 250 units `R` is 768 KB, more than on-chip memory. The dots
+are float32 (`input_precision="ieee"`, no TF32).
+
+Supports: RDA and RWA (`discount`), attention `exp`, `sigmoid`, `softplus`,
+`relu`, hidden activation `linear` or `tanh`, a step mask, a recurrent
+dropout mask, given initial states, and float32, float16 or bfloat16 inputs
+(computed in float32; results in the dtypes `fused_recurrence` returns).
+Not float64 (`unsupported_reason`).
+
+Interpret mode. `recurrence(..., interpret=True)` runs the kernels through
+Triton's interpreter on CPU tensors (CI): Triton reads `TRITON_INTERPRET`
+when `triton.jit` decorates, so this module imports its kernels (and so
+Triton) only on the first call, after setting `TRITON_INTERPRET=1` when
+interpret mode is asked for; the choice holds for the process. Never import
+this module in a process that has loaded TensorFlow: importing Triton there
+aborts it.
+"""
+
+import os
+
+import torch
+
+from keras_rda.ops import attention_average
+
+#: Batch rows per program (`tl.dot` needs at least 16).
+BLOCK_BATCH = 16
+#: Columns of the left operand per dot of the recurrent matmul.
+BLOCK_K = 32
+#: The smallest padded number of units (`tl.dot` needs 16).
+MIN_UNITS = 16
+
+_ATTENTION = attention_average.ATTENTION_ACTIVATIONS
+_HIDDEN = attention_average.HIDDEN_ACTIVATIONS
+_INPUT_DTYPES = ("float32", "float16", "bfloat16")
+
+# The kernel module, imported on the first call, and whether it interprets.
+_loaded = {}
+
+
+def unsupported_reason(spec, dtype):
+    """Why the kernel cannot compute this configuration, or None.
+
+    Args:
+        spec: a `rda_recurrence.RecurrenceSpec`.
+        dtype: the compute dtype of `projected` (a name or a torch dtype).
+
+    Returns:
+        None, or a short sentence naming what is not supported.
+    """
+    name = _dtype_name(dtype)
+    if name not in _INPUT_DTYPES:
+        return (
+            "the Triton recurrence computes in float32 and takes float32, "
+            f"float16 or bfloat16 inputs, not {name}"
+        )
+    acc = _dtype_name(spec.acc_dtype)
+    if acc != "float32":
+        return f"the Triton recurrence accumulates in float32, not {acc}"
+    if spec.attention_activation not in _ATTENTION:
+        return f"attention_activation={spec.attention_activation!r} has no kernel"
+    if spec.hidden_activation not in _HIDDEN:
+        return f"hidden_activation={spec.hidden_activation!r} has no kernel"
+    return None
+
+
+def recurrence(
+    projected,
+    recurrent_kernel,
+    initial_state,
+    spec,
+    mask=None,
+    recurrent_mask=None,
+    interpret=False,
+):
+    """`rda_recurrence.fused_recurrence` as one forward and one backward kernel.
+
+    Args:
+        projected: `[time, batch, k * units]` torch tensor, `W x_t + b` of
+            every step (blocks u, g, a[, gamma]).
+        recurrent_kernel: `[units, (k - 1) * units]`.
+        initial_state: `[h_0, n_0, d_0, m_0]`, each `[batch, units]`.
+        spec: a `rda_recurrence.RecurrenceSpec`.
+        mask: None or boolean `[time, batch, 1]`, False at steps to skip.
+        recurrent_mask: None or `[batch, units]`, the recurrent dropout mask
+            applied to `h_{t-1}`.
+        interpret: whether to run the kernels through Triton's interpreter
+            (CPU tensors). Decided at the first call in the process.
+
+    Returns:
+        `(hidden, n, d, m)`: `hidden` `[time, batch, units]` in the dtype of
+        `h_0`, the state `h_t` after every step (a skipped step repeats the
+        previous one), and the final scaled sums and log scale, each
+        `[batch, units]` in the dtypes of `n_0`, `d_0`, `m_0`.
+
+    Raises:
+        ValueError: the shapes do not fit `spec`, the sequence is empty, or
+            `unsupported_reason` names the configuration.
+        RuntimeError: interpret mode asked for after the kernels were
+            compiled for the GPU in this process.
+    """
+    reason = unsupported_reason(spec, projected.dtype)
+    if reason is not None:
+        raise ValueError(f"The Triton recurrence cannot run: {reason}.")
+    _check_shapes(projected, recurrent_kernel, initial_state, spec)
+    _kernels(interpret)
+    h0, n0, d0, m0 = initial_state
+    inputs = [projected, recurrent_kernel, h0, n0, d0, m0]
+    save = torch.is_grad_enabled() and any(
+        x.requires_grad for x in inputs if x is not None
+    )
+    if recurrent_mask is not None:
+        recurrent_mask = recurrent_mask.expand(h0.shape)
+    hidden, n, d, m, *_ = rda_recurrence_op(
+        projected,
+        recurrent_kernel,
+        h0,
+        n0,
+        d0,
+        m0,
+        mask,
+        recurrent_mask,
+        bool(spec.discount),
+        spec.attention_activation,
+        spec.hidden_activation,
+        save,
+    )
+    return hidden, n, d, m
+
+
+# ------------------------------------------------------------------ checks
+
+
+def _dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _check_shapes(projected, recurrent_kernel, initial_state, spec):
+    units = spec.units
+    blocks = 4 if spec.discount else 3
+    if projected.ndim != 3 or projected.shape[-1] != blocks * units:
+        raise ValueError(
+            "Received an invalid value for argument `projected`, expected "
+            f"shape [time, batch, {blocks * units}], got {tuple(projected.shape)}"
+        )
+    if projected.shape[0] == 0:
+        raise ValueError(
+            "Received an invalid value for argument `projected`, expected at "
+            "least one time step, got shape "
+            f"{tuple(projected.shape)}"
+        )
+    expected = (units, (blocks - 1) * units)
+    if tuple(recurrent_kernel.shape) != expected:
+        raise ValueError(
+            "Received an invalid value for argument `recurrent_kernel`, "
+            f"expected shape {expected}, got {tuple(recurrent_kernel.shape)}"
+        )
+    batch = projected.shape[1]
+    shapes = [tuple(s.shape) for s in initial_state]
+    if len(shapes) != 4 or any(s != (batch, units) for s in shapes):
+        raise ValueError(
+            "Received an invalid value for argument `initial_state`, expected "
+            f"4 tensors of shape {(batch, units)}, got shapes {shapes}"
+        )
+
+
+# ----------------------------------------------------------------- kernels
+
+
+def _kernels(interpret=None):
+    """The kernel module, imported (and Triton with it) on the first call.
+
+    Args:
+        interpret: True to interpret, False to compile, None for whatever
+            the first call chose (compiled, unless `TRITON_INTERPRET=1`).
+    """
+    if not _loaded:
+        if interpret:
+            os.environ["TRITON_INTERPRET"] = "1"
+        from keras_rda.ops.kernels import _triton_recurrence_jit
+
+        _loaded["module"] = _triton_recurrence_jit
+        _loaded["interpret"] = os.environ.get("TRITON_INTERPRET", "") == "1"
+    if interpret and not _loaded["interpret"]:
+        raise RuntimeError(
+            "The Triton recurrence was asked for interpret mode, but its "
+            "kernels were already compiled for the GPU in this process "
+            "(Triton decides when it first decorates them): set "
+            "KERAS_RDA_KERNEL_INTERPRET=1 or TRITON_INTERPRET=1 before the "
+            "first call."
+        )
+    return _loaded["module"]
+
+
+def _launch_config(units):
+    """`(grid_rows, BLOCK_U, BLOCK_K, num_warps)` for `units`."""
+    block_u = max(MIN_UNITS, 1 << (units - 1).bit_length())
+    block_k = min(block_u, BLOCK_K)
+    num_warps = 4 if block_u <= 64 else 8
+    return block_u, block_k, num_warps
+
+
+def _attention_code(name):
+    return _ATTENTION.index(name)
+
+
+def _step_mask(mask, time, batch):
+    """The step mask as int8 `[time, batch]`, or None."""
+    if mask is None:
+        return None
+    return mask.reshape(time, batch).to(torch.int8).contiguous()
+
+
+# ------------------------------------------------------------------ the op
+
+
+@torch.library.custom_op("keras_rda::rda_recurrence", mutates_args=())
+def rda_recurrence_op(
+    projected: torch.Tensor,
+    recurrent_kernel: torch.Tensor,
+    h0: torch.Tensor,
+    n0: torch.Tensor,
+    d0: torch.Tensor,
+    m0: torch.Tensor,
+    mask: torch.Tensor | None,
+    recurrent_mask: torch.Tensor | None,
+    discount: bool,
+    attention_activation: str,
+    hidden_activation: str,
+    save: bool,
+) -> tuple[
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+]:
+    """The forward kernel.
+
+    Returns:
+        `(hidden, n, d, m, gates, numerators, denominators, log_scales)`:
+        the results of `recurrence`, then what the backward pass reads
+        (float32; `gates` `[time, batch, (k - 1) units]`, the others
+        `[time, batch, units]`), or empty tensors when `save` is False.
+    """
+    kernels = _kernels()
+    time, batch, _ = projected.shape
+    units = h0.shape[-1]
+    gates_width = (2 if not discount else 3) * units
+    f32 = dict(dtype=torch.float32, device=projected.device)
+    saved_shape = (time, batch) if save else (0, 0)
+    hidden = torch.empty((time, batch, units), dtype=h0.dtype, device=h0.device)
+    gates = torch.empty(saved_shape + (gates_width,), **f32)
+    numerators = torch.empty(saved_shape + (units,), **f32)
+    denominators = torch.empty(saved_shape + (units,), **f32)
+    log_scales = torch.empty(saved_shape + (units,), **f32)
+    n, d, m = (torch.empty((batch, units), **f32) for _ in range(3))
+    projected = projected.contiguous()
+    step_mask = _step_mask(mask, time, batch)
+    block_u, block_k, num_warps = _launch_config(units)
+    grid = (triton_cdiv(batch, BLOCK_BATCH),)
+    kernels.forward_kernel[grid](
+        projected,
+        recurrent_kernel.contiguous(),
+        h0.contiguous(),
+        n0.contiguous(),
+        d0.contiguous(),
+        m0.contiguous(),
+        projected if step_mask is None else step_mask,
+        projected if recurrent_mask is None else recurrent_mask.contiguous(),
+        hidden,
+        gates,
+        numerators,
+        denominators,
+        log_scales,
+        n,
+        d,
+        m,
+        time,
+        batch,
+        units,
+        DISCOUNT=discount,
+        ATTENTION=_attention_code(attention_activation),
+        TANH_HIDDEN=hidden_activation == "tanh",
+        HAS_MASK=step_mask is not None,
+        HAS_RECURRENT_MASK=recurrent_mask is not None,
+        SAVE=save,
+        BLOCK_B=BLOCK_BATCH,
+        BLOCK_U=block_u,
+        BLOCK_K=block_k,
+        num_warps=num_warps,
+    )
+    return (
+        hidden,
+        n.to(n0.dtype),
+        d.to(d0.dtype),
+        m.to(m0.dtype),
+        gates,
+        numerators,
+        denominators,
+        log_scales,
+    )
+
+
+@rda_recurrence_op.register_fake
+def _rda_recurrence_fake(
+    projected,
+    recurrent_kernel,
+    h0,
+    n0,
+    d0,
+    m0,
+    mask,
+    recurrent_mask,
+    discount,
+    attention_activation,
+    hidden_activation,
+    save,
+):
+    time, batch, _ = projected.shape
+    units = h0.shape[-1]
+    gates_width = (3 if discount else 2) * units
+    saved_shape = (time, batch) if save else (0, 0)
+    f32 = dict(dtype=torch.float32, device=projected.device)
+    return (
+        projected.new_empty((time, batch, units), dtype=h0.dtype),
+        n0.new_empty((batch, units)),
+        d0.new_empty((batch, units)),
+        m0.new_empty((batch, units)),
+        torch.empty(saved_shape + (gates_width,), **f32),
+        torch.empty(saved_shape + (units,), **f32),
+        torch.empty(saved_shape + (units,), **f32),
+        torch.empty(saved_shape + (units,), **f32),
+    )
+
+
+@torch.library.custom_op("keras_rda::rda_recurrence_backward", mutates_args=())
+def rda_recurrence_backward_op(
+    projected: torch.Tensor,
+    recurrent_kernel: torch.Tensor,
+    n0: torch.Tensor,
+    d0: torch.Tensor,
+    m0: torch.Tensor,
+    mask: torch.Tensor | None,
+    recurrent_mask: torch.Tensor | None,
+    gates: torch.Tensor,
+    numerators: torch.Tensor,
+    denominators: torch.Tensor,
+    log_scales: torch.Tensor,
+    d_hidden: torch.Tensor,
+    d_n: torch.Tensor,
+    d_d: torch.Tensor,
+    d_m: torch.Tensor,
+    discount: bool,
+    attention_activation: str,
+    hidden_activation: str,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The backward kernel.
+
+    Args:
+        projected ... recurrent_mask: the forward op's inputs.
+        gates, numerators, denominators, log_scales: what it saved.
+        d_hidden: `[time, batch, units]`, the upstream gradient of `hidden`.
+        d_n, d_d, d_m: `[batch, units]`, those of the final state.
+
+    Returns:
+        `(d_projected, d_h0, d_n0, d_d0, d_m0)`, float32; the gate blocks of
+        `d_projected` are `dG_t`.
+    """
+    kernels = _kernels()
+    time, batch, width = projected.shape
+    units = n0.shape[-1]
+    f32 = dict(dtype=torch.float32, device=projected.device)
+    d_projected = torch.empty((time, batch, width), **f32)
+    d_h0, d_n0, d_d0, d_m0 = (torch.empty((batch, units), **f32) for _ in range(4))
+    step_mask = _step_mask(mask, time, batch)
+    block_u, block_k, num_warps = _launch_config(units)
+    grid = (triton_cdiv(batch, BLOCK_BATCH),)
+    projected = projected.contiguous()
+
+    def f32_contiguous(x):
+        return x.to(torch.float32).contiguous()
+
+    kernels.backward_kernel[grid](
+        projected,
+        recurrent_kernel.contiguous(),
+        n0.contiguous(),
+        d0.contiguous(),
+        m0.contiguous(),
+        projected if step_mask is None else step_mask,
+        projected if recurrent_mask is None else recurrent_mask.contiguous(),
+        gates,
+        numerators,
+        denominators,
+        log_scales,
+        f32_contiguous(d_hidden),
+        f32_contiguous(d_n),
+        f32_contiguous(d_d),
+        f32_contiguous(d_m),
+        d_projected,
+        d_h0,
+        d_n0,
+        d_d0,
+        d_m0,
+        time,
+        batch,
+        units,
+        DISCOUNT=discount,
+        ATTENTION=_attention_code(attention_activation),
+        TANH_HIDDEN=hidden_activation == "tanh",
+        HAS_MASK=step_mask is not None,
+        HAS_RECURRENT_MASK=recurrent_mask is not None,
+        BLOCK_B=BLOCK_BATCH,
+        BLOCK_U=block_u,
+        BLOCK_K=block_k,
+        num_warps=num_warps,
+    )
+    return d_projected, d_h0, d_n0, d_d0, d_m0
+
+
+@rda_recurrence_backward_op.register_fake
+def _rda_recurrence_backward_fake(
+    projected,
+    recurrent_kernel,
+    n0,
+    d0,
+    m0,
+    mask,
+    recurrent_mask,
+    gates,
+    numerators,
+    denominators,
+    log_scales,
+    d_hidden,
+    d_n,
+    d_d,
+    d_m,
+    discount,
+    attention_activation,
+    hidden_activation,
+):
+    time, batch, width = projected.shape
+    units = n0.shape[-1]
+    f32 = dict(dtype=torch.float32, device=projected.device)
+    return (torch.empty((time, batch, width), **f32),) + tuple(
+        torch.empty((batch, units), **f32) for _ in range(4)
+    )
+
+
+# ---------------------------------------------------------------- autograd
+
+
+def _setup_context(ctx, inputs, output):
+    (projected, recurrent_kernel, h0, n0, d0, m0, mask, recurrent_mask) = inputs[:8]
+    ctx.discount, ctx.attention_activation, ctx.hidden_activation, ctx.save = inputs[8:]
+    hidden, _, _, _, gates, numerators, denominators, log_scales = output
+    ctx.mark_non_differentiable(gates, numerators, denominators, log_scales)
+    ctx.save_for_backward(
+        projected,
+        recurrent_kernel,
+        h0,
+        n0,
+        d0,
+        m0,
+        mask,
+        recurrent_mask,
+        hidden,
+        gates,
+        numerators,
+        denominators,
+        log_scales,
+    )
+
+
+def _backward(ctx, d_hidden, d_n, d_d, d_m, *unused):
+    del unused  # the saved tensors are not differentiable
+    if not ctx.save:
+        raise RuntimeError(
+            "keras_rda::rda_recurrence was called without saving what its "
+            "backward pass reads (no input required a gradient)."
+        )
+    (
+        projected,
+        recurrent_kernel,
+        h0,
+        n0,
+        d0,
+        m0,
+        mask,
+        recurrent_mask,
+        hidden,
+        gates,
+        numerators,
+        denominators,
+        log_scales,
+    ) = ctx.saved_tensors
+    d_hidden, d_n, d_d, d_m = (
+        torch.zeros(ref.shape, dtype=torch.float32, device=ref.device)
+        if grad is None
+        else grad
+        for grad, ref in zip((d_hidden, d_n, d_d, d_m), (hidden, n0, d0, m0))
+    )
+    d_projected, d_h0, d_n0, d_d0, d_m0 = rda_recurrence_backward_op(
+        projected,
+        recurrent_kernel,
+        n0,
+        d0,
+        m0,
+        mask,
+        recurrent_mask,
+        gates,
+        numerators,
+        denominators,
+        log_scales,
+        d_hidden,
+        d_n,
+        d_d,
+        d_m,
+        ctx.discount,
+        ctx.attention_activation,
+        ctx.hidden_activation,
+    )
+    d_kernel = _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask)
+    return (
+        d_projected.to(projected.dtype),
+        d_kernel.to(recurrent_kernel.dtype),
+        d_h0.to(h0.dtype),
+        d_n0.to(n0.dtype),
+        d_d0.to(d0.dtype),
+        d_m0.to(m0.dtype),
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
+
+
+def _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask):
+    """`dR = sum_t (h_{t-1} r)^T dG_t`: one float32 matmul over `time * batch`
+    rows.
+
+    Args:
+        d_projected: `[time, batch, k * units]` float32, `dP_t`; its gate
+            blocks are `dG_t`.
+        hidden: `[time, batch, units]`, `h_t` after every step.
+        h0: `[batch, units]`.
+        recurrent_mask: None or `[batch, units]`.
+
+    Returns:
+        `[units, (k - 1) units]` float32.
+    """
+    units = h0.shape[-1]
+    h_prev = torch.cat([h0[None], hidden[:-1]], dim=0).to(torch.float32)
+    if recurrent_mask is not None:
+        h_prev = h_prev * recurrent_mask.to(torch.float32)
+    gate_rows = d_projected[..., units:].reshape(-1, d_projected.shape[-1] - units)
+    return h_prev.reshape(-1, units).T @ gate_rows
+
+
+rda_recurrence_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+def triton_cdiv(a, b):
+    """`ceil(a / b)` for positive ints (Triton's `cdiv`, without Triton)."""
+    return -(-a // b)
