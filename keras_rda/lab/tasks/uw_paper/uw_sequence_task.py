@@ -28,13 +28,24 @@ Layout of one example, `T` encoding steps, one end-of-sequence step, then
 `inputs` has `high - low + 1` one-hot channels for the values plus one
 channel for `<eos>`; targets are class indices `y - low` (so 10 classes for
 values 1-10). The loss and the accuracy count only the decoding steps,
-which is the paper's "average accuracy across decoding steps". The task's
+which is the paper's "average accuracy across decoding steps" (section 3.1)
+over "integers sampled uniformly from range [1, 10]" with "10 possible
+outputs per decoding step". The task's
 `encoding_length` (= `T`) is the part a write schedule governs: the paper's
 Uniform Writing interval is floor(T / (D + 1)) over the input, and the memory
 is written every step from `<eos>` on.
 
 The tasks are registered as "uw-double", "uw-copy", "uw-reverse", "uw-add"
-and "uw-max". `UWCopy` is the copy idea in this encode-then-decode form
+and "uw-max".
+
+The authors' code (`thaihungle/UW-DNC`, `synthetic_task.py`) differs in two
+points, both reachable here: it draws the values from 1-9 (`high=9`) and
+appends `<eos>` to the output as well, so the decoding has one more step
+whose target is `<eos>` (class `num_values`), counted by its loss and its
+accuracy (`eos_target=True`). With both, the accuracy is theirs
+(`exact_acc`: matches over `len(output) + 1` steps).
+
+`UWCopy` is the copy idea in this encode-then-decode form
 (the RDA paper's `Copy` recalls a few symbols after a random delay, another
 generator); `UWAdd` is not the adding problem (`AddingProblem`): it pairs
 every input with another, without markers.
@@ -72,12 +83,17 @@ class UWSequenceTask(Task):
         length: `T`, the number of input values (50 or 100 in the paper).
         low: smallest value (1 in the paper).
         high: largest value (10; 50 for the max task).
+        eos_target: False (the paper) or True (the authors' code): one more
+            decoding step whose target is `<eos>` (class `num_values`),
+            counted by the loss and the accuracy like the others.
 
     Attributes:
         encoding_length: `T`, the steps during which input values arrive.
-        output_length: the number of decoding steps.
+        output_length: the number of decoding steps (`len(output)`, plus 1
+            with `eos_target`).
         sequence_length: `T + 1 + output_length`, all steps of an example.
-        num_values: `high - low + 1`, the number of classes.
+        num_values: `high - low + 1`; the number of classes (plus 1, for
+            `<eos>`, with `eos_target`).
     """
 
     output = "classification"
@@ -112,7 +128,7 @@ class UWSequenceTask(Task):
     default_high = 10
     min_length = 1
 
-    def __init__(self, length=50, low=1, high=None):
+    def __init__(self, length=50, low=1, high=None, eos_target=False):
         if high is None:
             high = self.default_high
         self.length = validation.int_at_least("length", length, self.min_length)
@@ -123,13 +139,19 @@ class UWSequenceTask(Task):
                 f"Received an invalid value for argument `high`, expected an "
                 f"integer > low={self.low}, got {self.high}"
             )
+        self.eos_target = validation.boolean("eos_target", eos_target)
         self.num_values = self.high - self.low + 1
-        self.num_classes = self.num_values
+        self.num_classes = self.num_values + int(self.eos_target)
         self.input_dim = self.num_values + 1
         self.encoding_length = self.length
-        self.output_length = self.decode(np.full((1, self.length), self.low)).shape[1]
+        values = self.decode(np.full((1, self.length), self.low)).shape[1]
+        self.output_length = values + int(self.eos_target)
         self.sequence_length = self.length + 1 + self.output_length
-        self.baseline = float(self.baseline_accuracy())
+        baseline = self.baseline_accuracy()
+        if self.eos_target:
+            # The most frequent value on the value steps, `<eos>` on the last.
+            baseline = (baseline * values + 1.0) / self.output_length
+        self.baseline = float(baseline)
 
     @abc.abstractmethod
     def decode(self, values):
@@ -150,10 +172,18 @@ class UWSequenceTask(Task):
         inputs[rows, np.arange(steps)[None, :], values - self.low] = 1.0
         inputs[:, steps, eos] = 1.0
         targets = np.zeros((batch_size, self.sequence_length), np.int32)
-        targets[:, steps + 1 :] = self.decode(values) - self.low
+        outputs = self.decode(values) - self.low
+        if self.eos_target:
+            outputs = np.concatenate(
+                [outputs, np.full((batch_size, 1), eos, outputs.dtype)], axis=1
+            )
+        targets[:, steps + 1 :] = outputs
         sample_weight = np.zeros((batch_size, self.sequence_length), np.float32)
         sample_weight[:, steps + 1 :] = 1.0
         return inputs, targets, sample_weight
 
     def config(self):
-        return {"length": self.length, "low": self.low, "high": self.high}
+        config = {"length": self.length, "low": self.low, "high": self.high}
+        if self.eos_target:
+            config["eos_target"] = True
+        return config
