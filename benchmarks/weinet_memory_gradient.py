@@ -1,0 +1,214 @@
+"""The gradient through WeiNet's memory at initialisation, by recall length.
+
+WeiNet (Zhang & Zhou) stores associative recall's pairs in a fast-weight
+memory `A_t` updated by eq. 5,
+`A_t = W_A * A_{t-1} + W_h * h_t h_t^T + W_AH * A_{t-1} * h_t h_t^T`.
+At lengths 9 and 30 it learns the task here; at 50 it stays near twice
+chance (docs/papers/weinet.md). This script measures, on untrained cells of
+the paper's size (50 units, the appendix's initialisation, the zoo's
+`weinet-rc` / `weinet` models with their read-out), for lengths 9, 30 and
+50:
+
+- the memory's scale at the query: the largest `|A_T|`, the share of its
+  entries at the cell's safeguard clip (`memory_clip`, 100), and the share
+  of decay weights `W_A + W_AH h_i h_j` above 1 in magnitude (entries that
+  grow geometrically);
+- the gradient of the loss with respect to the memory-update weights,
+  split by the step it acts on: `|dL/dW_h^{(t)}|`, the norm of the part of
+  `dL/dW_h` contributed at step `t`, k = T - t steps back from the query
+  (median over the batch, per example); and the same at the step where the
+  queried digit was shown (`at the digit`), the one a model must store.
+
+With `--decay-stddev` the decay weight `W_A` starts from N(0.9, s) instead
+of the appendix's N(0.9, 0.1) (one of the cheap hypotheses: the
+initialisation's spread).
+
+Run:
+
+    python benchmarks/weinet_memory_gradient.py \
+        --json results/weinet_paper/weinet-memory-gradient.json
+"""
+
+import argparse
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+from keras_rda.lab.tasks import get_task  # noqa: E402
+from keras_rda.lab.zoo.registry import get_model_spec  # noqa: E402
+from keras_rda.ops import associative as aops  # noqa: E402
+
+STEPS_BACK = (0, 2, 8, 20, 28, 48)
+
+
+def build(model, length, seed, decay_stddev):
+    """The zoo model, built for associative recall of `length`; returns
+    `(cell, readout)`."""
+    keras.utils.set_random_seed(seed)
+    task = get_task("associative-recall", length=length)
+    net = get_model_spec(model).build(task, units=50)
+    cell = net.get_layer("rnn").cell
+    if decay_stddev is not None:
+        rng = np.random.default_rng(seed)
+        for weight in cell.weights:
+            if weight.path.split("/")[-1] in ("decay_col", "decay_row"):
+                # c_i r_j with mean 0.9 and spread decay_stddev (first order).
+                mean, spread = np.sqrt(0.9), decay_stddev / np.sqrt(1.8)
+                weight.assign(mean + spread * rng.standard_normal(weight.shape))
+            elif weight.path.split("/")[-1] == "decay_weight":
+                weight.assign(0.9 + decay_stddev * rng.standard_normal(weight.shape))
+    return task, cell, net.get_layer("readout")
+
+
+def memory_gradients(task, cell, readout, x, y):
+    """Per-step gradients of the summed loss through the memory update.
+
+    Returns:
+        `(write_grad, memory, decay_above_one)`: `|dL/dW_h^{(t)}|` per
+        example and step `[batch, T]`, the last memory `[batch, K, H, H]`
+        and the share of effective decay weights above 1 at the last step.
+    """
+    import tensorflow as tf
+
+    batch, steps = x.shape[0], x.shape[1]
+    k, h_units = cell.num_memories, cell.units
+    w_a = cell._memory_weight("decay")
+    w_ah = cell._memory_weight("cross")
+    write = cell._memory_weight("write")
+    # One zero perturbation of W_h per example and step: its gradient is the
+    # part of dL/dW_h contributed at that step, for that example.
+    eps = [tf.Variable(tf.zeros((batch, k, h_units, h_units))) for _ in range(steps)]
+    with tf.GradientTape() as tape:
+        h = tf.zeros((batch, h_units))
+        e = tf.zeros((batch, h_units))
+        memories = tf.zeros((batch, k, h_units, h_units))
+        for t in range(steps):
+            h = cell._controller(tf.constant(x[:, t]), e, h)
+            hh = tf.expand_dims(aops.outer(h), 1)
+            decay = w_a + w_ah * hh
+            memories = decay * memories + (write + eps[t]) * hh
+            memories = tf.clip_by_value(memories, -cell.memory_clip, cell.memory_clip)
+            e = cell._reader(e, cell._combine(memories, None), h)
+        logits = readout(e)
+        loss = tf.reduce_sum(
+            keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True)
+        )
+    grads = tape.gradient(loss, eps)
+    norms = np.stack([np.sqrt((g.numpy() ** 2).sum(axis=(1, 2, 3))) for g in grads], 1)
+    above = float(np.mean(np.abs(decay.numpy()) > 1.0))
+    return norms, memories.numpy(), above
+
+
+def digit_steps(task, x, y):
+    """The step at which each example's queried digit was shown `[batch]`."""
+    symbols = np.where(x.sum(-1) > 0, x.argmax(-1), -1)
+    key = symbols[:, -1]
+    steps = []
+    for row, k in zip(symbols, key):
+        where = np.flatnonzero(row[:-3] == k)
+        steps.append(int(where[0]) + 1)
+    return np.array(steps)
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=["weinet-rc", "weinet"])
+    parser.add_argument("--lengths", type=int, nargs="+", default=[9, 30, 50])
+    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--decay-stddev",
+        type=float,
+        default=None,
+        help="spread of W_A's initialisation (the appendix: 0.1)",
+    )
+    parser.add_argument("--json", metavar="PATH", help="write the table record")
+    parser.add_argument("--append", action="store_true", help="add rows to --json")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse(argv)
+    rows = []
+    spread = "0.1 (appendix)" if args.decay_stddev is None else f"{args.decay_stddev:g}"
+    for model in args.models:
+        for length in args.lengths:
+            per_seed = []
+            for seed in args.seeds:
+                task, cell, readout = build(model, length, seed, args.decay_stddev)
+                x, y, _ = task.generate(args.batch_size, np.random.default_rng(seed))
+                norms, memory, above = memory_gradients(task, cell, readout, x, y)
+                steps = x.shape[1]
+                back = {
+                    kk: float(np.median(norms[:, steps - 1 - kk]))
+                    for kk in STEPS_BACK
+                    if kk < steps
+                }
+                at_digit = float(
+                    np.median(norms[np.arange(len(y)), digit_steps(task, x, y)])
+                )
+                per_seed.append(
+                    (
+                        float(np.abs(memory).max()),
+                        float(np.mean(np.abs(memory) >= 0.999 * cell.memory_clip)),
+                        above,
+                        back,
+                        at_digit,
+                    )
+                )
+            med = lambda values: float(np.median(values))  # noqa: E731
+            back = {kk: med([s[3][kk] for s in per_seed]) for kk in per_seed[0][3]}
+            rows.append(
+                [
+                    model,
+                    spread,
+                    str(length),
+                    f"{med([s[0] for s in per_seed]):.3g}",
+                    f"{100 * med([s[1] for s in per_seed]):.1f}",
+                    f"{100 * med([s[2] for s in per_seed]):.1f}",
+                    *[f"{back[kk]:.1e}" if kk in back else "-" for kk in STEPS_BACK],
+                    f"{med([s[4] for s in per_seed]):.1e}",
+                ]
+            )
+            print(" | ".join(rows[-1]), flush=True)
+    columns = [
+        "model",
+        "W_A spread",
+        "length",
+        "largest A_T entry",
+        "A_T entries at the clip (%)",
+        "decay above 1 (%)",
+        *[f"dL/dW_h, {kk} back" for kk in STEPS_BACK],
+        "dL/dW_h at the digit",
+    ]
+    notes = [
+        f"Untrained zoo models (50 units, the appendix's initialisation), seeds "
+        f"{', '.join(map(str, args.seeds))}, one batch of {args.batch_size} "
+        "held-out-style sequences each; medians over examples, then over seeds. "
+        "dL/dW_h, k back: the norm of the part of d(summed loss)/dW_h "
+        "contributed at step T - k (k = 0 is the query step); at the digit: at "
+        "the step that showed the queried digit. decay: the magnitude of "
+        "W_A + W_AH h_i h_j at the last step.",
+    ]
+    if args.json:
+        from keras_rda.lab.reporting.provenance import script_command
+        from keras_rda.lab.reporting.report import write_table_record
+
+        table = {
+            "benchmark": "weinet_memory_gradient",
+            "columns": columns,
+            "rows": rows,
+            "notes": notes,
+        }
+        path = write_table_record(
+            args.json, table, script_command(argv), append=args.append
+        )
+        print("record:", path)
+
+
+if __name__ == "__main__":
+    main()
