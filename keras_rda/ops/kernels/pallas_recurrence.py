@@ -15,7 +15,7 @@ Appendix D): for each step t, with the input projections
 
 (masked steps keep the state and repeat `h_{t-1}`).
 
-Passes. The forward pass is ONE `pallas_call`: the whole time loop is a
+Passes. The forward pass is one `pallas_call`: the whole time loop is a
 `lax.fori_loop` inside the kernel, and the state `(h, n, d, m)` stays in
 float32 values (registers) from the first step to the last. The backward
 pass is a second `pallas_call` running time in reverse, carrying the
@@ -26,7 +26,8 @@ matmul over all `time * batch` rows, outside the kernel; the gradients of
 the projection's kernel and bias come from autodiff of the projection in
 the layer. Gradients flow to `projected`, `recurrent_kernel` and the four
 initial states (`m_0` gets what the portable path gives it: the gradient of
-`m_0 + log gamma_1` at the first real step).
+`m_0 + log gamma_t` at the first real step t, 0 where `d_0 = 0`). As on the
+portable path, `h_t` is rounded to the dtype of `h_0` at every step.
 
 Saved for the backward pass (float32, `[time, batch, units]` each, padded):
 `h_t` (the output anyway), `n_t`, `d_t`, `m_t`, and the gate
@@ -49,8 +50,8 @@ Supports: RDA and RWA (`discount`), attention `exp`, `sigmoid`, `softplus`,
 `relu`, hidden activation `linear` or `tanh`, a step mask, a recurrent
 dropout mask, given initial states, and float32, float16 or bfloat16
 inputs (computed in float32; results in the dtypes `fused_recurrence`
-returns). Not float64 (`unsupported_reason`). The dots run in float32 (IEEE
-on the Triton backend, no TF32).
+returns). Not float64 (`unsupported_reason`). The dots run in IEEE float32 on
+the Triton backend (`PRECISION`), not TF32.
 
 `interpret=True` runs both kernels through Pallas's interpreter (CPU, CI);
 otherwise they lower through Pallas's Triton backend on a GPU.
@@ -74,6 +75,9 @@ BLOCK_UNITS = 64
 MIN_UNITS = 16
 #: Warps per program on the Triton backend.
 NUM_WARPS = 4
+#: The precision of the in-kernel dots. HIGHEST is IEEE float32 on the
+#: Triton backend; its DEFAULT would be TF32.
+PRECISION = lax.Precision.HIGHEST
 
 _ATTENTION = attention_average.ATTENTION_ACTIVATIONS
 _HIDDEN = attention_average.HIDDEN_ACTIVATIONS
@@ -256,15 +260,14 @@ def _forward_kernel(layout, save, *refs):
                     acc = acc + jnp.dot(
                         h_in[kc],
                         r_ref[j, _columns(kc, layout), cols].astype(_F32),
+                        precision=PRECISION,
                         preferred_element_type=_F32,
                     )
                 g_pre.append(acc)
             u = p_ref[t, :, 0, cols].astype(_F32)
             log_a, positive = _log_attention(g_pre[1], layout.attention)
             log_gamma = _log_sigmoid(g_pre[2]) if layout.discount else None
-            p, q, m = _average_weights(
-                d_prev[c], m_prev[c], log_a, log_gamma, positive
-            )
+            p, q, m = _average_weights(d_prev[c], m_prev[c], log_a, log_gamma, positive)
             z = u * jnp.tanh(g_pre[0])
             n = n_prev[c] * p + z * q
             d = d_prev[c] * p + q
@@ -380,6 +383,7 @@ def _backward_kernel(layout, *refs):
                             _F32
                         ),
                         (((1,), (1,)), ((), ())),
+                        precision=PRECISION,
                         preferred_element_type=_F32,
                     )
             if rmask is not None:
@@ -388,7 +392,10 @@ def _backward_kernel(layout, *refs):
         return tuple(new_h), tuple(new_n), tuple(new_d), tuple(new_m)
 
     initial = (
-        tuple(jnp.zeros((layout.block_batch, layout.block_units), _F32) for _ in range(chunks)),
+        tuple(
+            jnp.zeros((layout.block_batch, layout.block_units), _F32)
+            for _ in range(chunks)
+        ),
         _load_chunks(dn_in, layout),
         _load_chunks(dd_in, layout),
         _load_chunks(dm_in, layout),
@@ -424,7 +431,9 @@ def _compiler_params(interpret):
 
 
 def _extra_specs(layout, specs):
-    return [specs["mask"]] * layout.has_mask + [specs["row"]] * layout.has_recurrent_mask
+    return [specs["mask"]] * layout.has_mask + [
+        specs["row"]
+    ] * layout.has_recurrent_mask
 
 
 def _run_forward(layout, save, interpret, inputs):
@@ -500,9 +509,7 @@ def _padded_recurrence(layout, interpret):
         )
         h0 = inputs[2]
         recurrent_mask = inputs[-1] if layout.has_recurrent_mask else None
-        d_kernel = _recurrent_kernel_gradient(
-            d_projected, hidden, h0, recurrent_mask
-        )
+        d_kernel = _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask)
         extra = [jnp.zeros_like(x) for x in inputs[6:]]
         return (d_projected, d_kernel, *d_initial, *extra)
 
@@ -577,8 +584,8 @@ def recurrence(
 
     Raises:
         ValueError: the configuration is not supported (see
-            `unsupported_reason`), or `projected` is not `[time, batch,
-            k * units]`.
+            `unsupported_reason`), or `projected` or `recurrent_kernel`
+            does not have the unit's shape.
     """
     reason = unsupported_reason(spec, projected.dtype)
     if reason is not None:
@@ -589,6 +596,12 @@ def recurrence(
         raise ValueError(
             "Received an invalid value for argument `projected`, expected "
             f"shape [time, batch, {blocks * units}], got {projected.shape}"
+        )
+    if tuple(recurrent_kernel.shape) != (units, (blocks - 1) * units):
+        raise ValueError(
+            "Received an invalid value for argument `recurrent_kernel`, "
+            f"expected shape ({units}, {(blocks - 1) * units}), got "
+            f"{tuple(recurrent_kernel.shape)}"
         )
     time, batch, _ = projected.shape
     if time == 0:
@@ -617,7 +630,9 @@ def recurrence(
     kernel = jnp.reshape(recurrent_kernel.astype(_F32), (units, blocks - 1, units))
     inputs = [
         _pad(p, (time, padded_batch, blocks, padded_units)),
-        _pad(jnp.transpose(kernel, (1, 0, 2)), (blocks - 1, padded_units, padded_units)),
+        _pad(
+            jnp.transpose(kernel, (1, 0, 2)), (blocks - 1, padded_units, padded_units)
+        ),
     ] + [_pad(jnp.asarray(s).astype(_F32), row) for s in (h0, n0, d0, m0)]
     if mask is not None:
         step_mask = jnp.reshape(jnp.asarray(mask), (time, batch)).astype(_F32)

@@ -90,13 +90,19 @@ def run_both(spec, operands, rng, cast=None):
     shapes = [(time, batch, spec.units)] + [(batch, spec.units)] * 3
     weights = [jnp.asarray(rng.normal(size=s), jnp.float32) for s in shapes]
     results = []
-    for fn, dtype in ((kernels.recurrence, cast), (rda_recurrence.fused_recurrence, None)):
+    for fn, dtype in (
+        (kernels.recurrence, cast),
+        (rda_recurrence.fused_recurrence, None),
+    ):
 
         def loss(projected, kernel, h0, n0, d0, m0, fn=fn, dtype=dtype):
             if cast is not None:
                 projected, kernel = projected.astype(cast), kernel.astype(cast)
             if dtype is None and cast is not None:
-                projected, kernel = projected.astype("float32"), kernel.astype("float32")
+                projected, kernel = (
+                    projected.astype("float32"),
+                    kernel.astype("float32"),
+                )
             outputs = fn(
                 projected,
                 kernel,
@@ -105,7 +111,9 @@ def run_both(spec, operands, rng, cast=None):
                 mask=mask,
                 recurrent_mask=r_mask,
             )
-            total = sum(jnp.sum(o.astype(jnp.float32) * w) for o, w in zip(outputs, weights))
+            total = sum(
+                jnp.sum(o.astype(jnp.float32) * w) for o, w in zip(outputs, weights)
+            )
             return total, outputs
 
         grad_fn = jax.jit(jax.value_and_grad(loss, argnums=range(6), has_aux=True))
@@ -273,7 +281,9 @@ def test_a_projection_of_the_wrong_width_is_refused():
 @pytest.mark.parametrize(
     "discount,attention", [(True, "relu"), (False, "softplus")], ids=["rda", "rwa"]
 )
-def test_both_kernels_lower_through_the_triton_backend(monkeypatch, discount, attention):
+def test_both_kernels_lower_through_the_triton_backend(
+    monkeypatch, discount, attention
+):
     """Without a GPU, the forward and backward kernels still lower to
     Triton IR (`lowering_platforms=("cuda",)`), which refuses what the
     interpreter accepts but Triton cannot compile (sizes that are not powers
