@@ -1,0 +1,343 @@
+"""The parallel RDA's discounted running average as Triton kernels (PyTorch).
+
+Computes what `keras_rda.ops.parallel_scan.discounted_average_scan`
+computes (RDA paper, section 5, with gates that read only `x_t`): for every
+step `t`, in the scaled, overflow-free form of
+`keras_rda.ops.attention_average`,
+
+    m_t  = max(m_{t-1} + log gamma_t, log a_t)
+    p_t  = exp(m_{t-1} + log gamma_t - m_t),  q_t = exp(log a_t - m_t)
+    n^_t = n^_{t-1} p_t + z_t q_t,  d^_t = d^_{t-1} p_t + q_t
+    A_t  = n^_t / d^_t  (0 while d^_t = 0)
+
+with the same special cases (`d^ = 0` is empty: the past then does not bound
+`m_t`; where `a_t = 0`, `q_t = 0`).
+
+The kernels are those of `keras_rda.ops.kernels.pallas_scan` (read its
+docstring for the passes and the backward's equations), written in Triton:
+time is cut into chunks of `chunk_size` steps, and each program owns one
+batch row, one tile of `BLOCK_UNITS` units and (in the per-chunk passes) one
+chunk, with all state in float32 registers.
+
+- Forward: `_summary_kernel` (each chunk from an empty state: its summary
+  `(n^, d^, m, G)`), `_carry_kernel` (the chunks in order from the initial
+  state: each chunk's carry and the final state), `_average_kernel` (each
+  chunk re-run from its carry, writing the averages). Written to memory:
+  the averages, `7 * batch * chunks * units` floats of summaries and
+  carries, the final state; the inputs are read twice.
+- Backward: `_adjoint_summary_kernel` (what each chunk sends back to the
+  previous one from an empty cotangent, accumulated forward in time, and its
+  product of `p`), `_adjoint_carry_kernel` (the chunks in reverse from the
+  final state's cotangent), `_gradient_kernel` (each chunk re-run from its
+  carry keeping the states in a `[chunk_size, BLOCK_UNITS]` register tile,
+  then time in reverse writing the gradients of `z`, `log a`,
+  `log gamma`). `m` is a constant for differentiation, as the portable
+  path's `stop_gradient` makes it.
+
+The forward and the backward are each one `torch.library` op
+(`keras_rda::parallel_rda_scan`, `keras_rda::parallel_rda_scan_backward`)
+with fake (meta) implementations, joined by `register_autograd`, so that
+autograd, Keras's torch trainer and `torch.compile` see one op.
+
+Support. float32 computation (other float dtypes are cast; the results come
+back in the inputs' dtypes); `positive` None, or boolean
+`[batch, time, units]` / `[batch, time, 1]`; any batch, units and length
+(loads and stores are masked, nothing is padded). CUDA tensors, or CPU
+tensors with `interpret=True` (`TRITON_INTERPRET=1`, set here before the
+kernels are defined). Triton is imported only when a kernel is first
+needed: importing it in a process that has loaded TensorFlow aborts that
+process.
+"""
+
+import os
+
+import torch
+
+#: Steps per chunk (a power of two): the sequential depth of the per-chunk
+#: passes and the rows of the gradient kernel's register tiles.
+CHUNK_SIZE = 32
+#: Units per program (a power of two, at most this; fewer for fewer units).
+BLOCK_UNITS = 32
+#: Warps per program on a GPU (a tile of 32 units is one warp's lanes).
+NUM_WARPS = 1
+
+
+def discounted_average_scan(
+    features,
+    log_a,
+    log_gamma,
+    positive,
+    initial_state,
+    interpret=False,
+    chunk_size=CHUNK_SIZE,
+):
+    """Runs the scaled discounted average over a sequence, as Triton kernels.
+
+    The arguments and results of
+    `keras_rda.ops.parallel_scan.discounted_average_scan` (without its
+    `method`), differentiable (`torch.autograd`) with respect to
+    `features`, `log_a`, `log_gamma` and the initial state.
+
+    Args:
+        features: `[batch, time, units]`, `z_t`.
+        log_a: `[batch, time, units]`, `log a_t`.
+        log_gamma: `[batch, time, units]`, `log gamma_t`.
+        positive: None (every `a_t > 0`), or boolean `[batch, time, units]`
+            or `[batch, time, 1]`: where `a_t > 0`.
+        initial_state: `(n^_0, d^_0, m_0)`, each `[batch, units]`.
+        interpret: run the kernels in Triton's interpreter (CPU tensors).
+        chunk_size: steps per chunk, a power of two.
+
+    Returns:
+        `(averages, (n^, d^, m))`: `averages` `[batch, time, units]`, the
+        final state each `[batch, units]`.
+
+    Raises:
+        ValueError: `chunk_size` is not a power of two, or `positive` has
+            another shape.
+    """
+    if (
+        not isinstance(chunk_size, int)
+        or chunk_size < 1
+        or chunk_size & (chunk_size - 1)
+    ):
+        raise ValueError(
+            "Received an invalid value for argument `chunk_size`, expected a "
+            f"power of two, got {chunk_size!r}"
+        )
+    batch, length, units = features.shape
+    if positive is not None and tuple(positive.shape) not in (
+        (batch, length, units),
+        (batch, length, 1),
+    ):
+        raise ValueError(
+            "Received an invalid value for argument `positive`, expected "
+            f"None or a boolean of shape {(batch, length, units)} or "
+            f"{(batch, length, 1)}, got shape {tuple(positive.shape)}"
+        )
+    if interpret:
+        os.environ["TRITON_INTERPRET"] = "1"
+    z, la, lg = (x.to(torch.float32).contiguous() for x in (features, log_a, log_gamma))
+    pos = None if positive is None else positive.to(torch.int8).contiguous()
+    state = [s.to(torch.float32).contiguous() for s in initial_state]
+    averages, n, d, m, *_ = torch.ops.keras_rda.parallel_rda_scan(
+        z, la, lg, pos, *state, chunk_size, bool(interpret)
+    )
+    final_state = tuple(s.to(i.dtype) for s, i in zip((n, d, m), initial_state))
+    return averages.to(features.dtype), final_state
+
+
+# --- the torch.library ops --------------------------------------------------
+
+
+@torch.library.custom_op("keras_rda::parallel_rda_scan", mutates_args=())
+def _scan_op(
+    z: torch.Tensor,
+    la: torch.Tensor,
+    lg: torch.Tensor,
+    pos: torch.Tensor | None,
+    n0: torch.Tensor,
+    d0: torch.Tensor,
+    m0: torch.Tensor,
+    chunk_size: int,
+    interpret: bool,
+) -> tuple[
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+    torch.Tensor,
+]:
+    """`(averages, n^, d^, m, carry n^, carry d^, carry m)`; the carries
+    (`[batch, chunks, units]`, the state before each chunk) are for the
+    backward."""
+    kernels = _kernels(interpret)
+    batch, length, units = z.shape
+    block = _block_units(units)
+    num_chunks = -(-length // chunk_size)
+    chunk_arrays = [z.new_empty((batch, num_chunks, units)) for _ in range(4)]
+    grid = (batch, -(-units // block), num_chunks)
+    pos_args = _pos_args(z, pos)
+    config = dict(CHUNK=chunk_size, BLOCK=block, num_warps=NUM_WARPS)
+    kernels["summary"][grid](
+        z, la, lg, *pos_args, *chunk_arrays, length, units, **config
+    )
+    carries = [z.new_empty((batch, num_chunks, units)) for _ in range(3)]
+    final = [z.new_empty((batch, units)) for _ in range(3)]
+    kernels["carry"][grid[:2]](
+        *chunk_arrays,
+        n0,
+        d0,
+        m0,
+        *carries,
+        *final,
+        num_chunks,
+        units,
+        BLOCK=block,
+        num_warps=NUM_WARPS,
+    )
+    averages = torch.empty_like(z)
+    kernels["average"][grid](
+        z, la, lg, *pos_args, *carries, averages, length, units, **config
+    )
+    return (averages, *final, *carries)
+
+
+@_scan_op.register_fake
+def _scan_fake(z, la, lg, pos, n0, d0, m0, chunk_size, interpret):
+    batch, length, units = z.shape
+    num_chunks = -(-length // chunk_size)
+    return (
+        torch.empty_like(z),
+        *(z.new_empty((batch, units)) for _ in range(3)),
+        *(z.new_empty((batch, num_chunks, units)) for _ in range(3)),
+    )
+
+
+@torch.library.custom_op("keras_rda::parallel_rda_scan_backward", mutates_args=())
+def _scan_backward_op(
+    z: torch.Tensor,
+    la: torch.Tensor,
+    lg: torch.Tensor,
+    pos: torch.Tensor | None,
+    carry_n: torch.Tensor,
+    carry_d: torch.Tensor,
+    carry_m: torch.Tensor,
+    grad_averages: torch.Tensor,
+    grad_n: torch.Tensor,
+    grad_d: torch.Tensor,
+    chunk_size: int,
+    interpret: bool,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The gradients of `(z, log a, log gamma, n^_0, d^_0)`."""
+    kernels = _kernels(interpret)
+    batch, length, units = z.shape
+    block = _block_units(units)
+    num_chunks = carry_n.shape[1]
+    grid = (batch, -(-units // block), num_chunks)
+    pos_args = _pos_args(z, pos)
+    config = dict(CHUNK=chunk_size, BLOCK=block, num_warps=NUM_WARPS)
+    carries = (carry_n, carry_d, carry_m)
+    sent = [z.new_empty((batch, num_chunks, units)) for _ in range(3)]
+    kernels["adjoint_summary"][grid](
+        z, la, lg, *pos_args, grad_averages, *carries, *sent, length, units, **config
+    )
+    into = [z.new_empty((batch, num_chunks, units)) for _ in range(2)]
+    grad_initial = [z.new_empty((batch, units)) for _ in range(2)]
+    kernels["adjoint_carry"][grid[:2]](
+        *sent,
+        grad_n,
+        grad_d,
+        *into,
+        *grad_initial,
+        num_chunks,
+        units,
+        BLOCK=block,
+        num_warps=NUM_WARPS,
+    )
+    grads = [torch.empty_like(z) for _ in range(3)]
+    kernels["gradient"][grid](
+        z,
+        la,
+        lg,
+        *pos_args,
+        grad_averages,
+        *carries,
+        *into,
+        *grads,
+        length,
+        units,
+        **config,
+    )
+    return (*grads, *grad_initial)
+
+
+@_scan_backward_op.register_fake
+def _scan_backward_fake(
+    z,
+    la,
+    lg,
+    pos,
+    carry_n,
+    carry_d,
+    carry_m,
+    grad_averages,
+    grad_n,
+    grad_d,
+    chunk_size,
+    interpret,
+):
+    return (
+        *(torch.empty_like(z) for _ in range(3)),
+        *(grad_n.new_empty(grad_n.shape) for _ in range(2)),
+    )
+
+
+def _setup_context(ctx, inputs, output):
+    z, la, lg, pos, n0, d0, _, chunk_size, interpret = inputs
+    ctx.save_for_backward(z, la, lg, pos, n0, d0, *output[4:])
+    ctx.chunk_size, ctx.interpret = chunk_size, interpret
+
+
+def _backward(ctx, grad_averages, grad_n, grad_d, *_):
+    z, la, lg, pos, n0, d0, carry_n, carry_d, carry_m = ctx.saved_tensors
+
+    def given(grad, like):
+        return torch.zeros_like(like) if grad is None else grad.contiguous()
+
+    grad_z, grad_la, grad_lg, grad_n0, grad_d0 = (
+        torch.ops.keras_rda.parallel_rda_scan_backward(
+            z,
+            la,
+            lg,
+            pos,
+            carry_n,
+            carry_d,
+            carry_m,
+            given(grad_averages, z),
+            given(grad_n, n0),
+            given(grad_d, d0),
+            ctx.chunk_size,
+            ctx.interpret,
+        )
+    )
+    # m_0 enters through step 1's past log-scale `m_0 + log gamma_1` (when
+    # d^_0 > 0), whose gradient is `x^n_1 n^_0 p_1 + x^d_1 d^_0 p_1`.
+    grad_m0 = torch.where(d0 > 0, grad_n0 * n0 + grad_d0 * d0, torch.zeros_like(d0))
+    return (grad_z, grad_la, grad_lg, None, grad_n0, grad_d0, grad_m0, None, None)
+
+
+_scan_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+def _block_units(units):
+    return min(BLOCK_UNITS, 1 << max(0, units - 1).bit_length())
+
+
+def _pos_args(z, pos):
+    """`(pointer, units stride, HAS_POS)`: a `[batch, time, 1]` mask is read
+    with a units stride of 0; without a mask, `z` stands in (never read)."""
+    if pos is None:
+        return z, 0, False
+    return pos, 1 if pos.shape[-1] != 1 else 0, True
+
+
+# --- the kernels ------------------------------------------------------------
+
+
+def _kernels(interpret):
+    """The Triton kernels by name, Triton imported on first use."""
+    if interpret:
+        os.environ["TRITON_INTERPRET"] = "1"
+    from keras_rda.ops.kernels import _triton_scan_kernels as kernels
+
+    return {
+        "summary": kernels.summary_kernel,
+        "carry": kernels.carry_kernel,
+        "average": kernels.average_kernel,
+        "adjoint_summary": kernels.adjoint_summary_kernel,
+        "adjoint_carry": kernels.adjoint_carry_kernel,
+        "gradient": kernels.gradient_kernel,
+    }
