@@ -182,14 +182,37 @@ def _learns_initial_state(task, learn_initial_state):
     return validation.boolean("learn_initial_state", learn_initial_state)
 
 
+def _variant_arguments(variant, kwargs):
+    """The RDA's activation arguments: `{"variant": variant}`, or, where
+    `kwargs` sets an activation, the variant's three activations with those
+    replaced (RDA paper section 6.2's other combinations of `f_a` and `f_o`,
+    e.g. `--model-arg attention_activation=relu` on "rda": RDA-relu-id).
+
+    Returns:
+        The keyword arguments of `keras_rda.RDA` naming its activations.
+    """
+    from keras_rda.cells.rda_cell import VARIANTS
+
+    names = ("attention_activation", "hidden_activation", "output_activation")
+    if not any(name in kwargs for name in names):
+        return {"variant": variant}
+    return {
+        name: kwargs.pop(name, default)
+        for name, default in zip(names, VARIANTS[variant])
+    }
+
+
 def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
-    """`keras_rda.RDA` of the paper's `variant` in the task's model."""
+    """`keras_rda.RDA` of the paper's `variant` (or of the activations
+    `kwargs` sets in its place) in the task's model."""
     from keras_rda.layers import RDA
 
     learn_initial_state = _learns_initial_state(task, learn_initial_state)
+    kwargs = dict(kwargs)
+    activations = _variant_arguments(variant, kwargs)
     layer = RDA(
         units,
-        variant=variant,
+        **activations,
         learn_initial_state=learn_initial_state,
         return_sequences=task.per_step,
         name=name,

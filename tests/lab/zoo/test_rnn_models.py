@@ -75,6 +75,35 @@ def test_rda_variants_and_forget_bias():
     np.testing.assert_array_equal(np.delete(bias, np.s_[3:6]), 0.0)
 
 
+@pytest.mark.parametrize(
+    "name, layer_name, arguments, expected",
+    [
+        ("rda", "rda", {"attention_activation": "relu"}, ("relu", "linear", "linear")),
+        ("rda", "rda", {"attention_activation": "exp"}, ("exp", "linear", "linear")),
+        (
+            "rda-exp-tanh",
+            "rda_exp_tanh",
+            {"attention_activation": "softplus"},
+            ("softplus", "linear", "tanh"),
+        ),
+        ("rda", "rda", {"output_activation": "tanh"}, ("sigmoid", "linear", "tanh")),
+    ],
+)
+def test_rda_activation_replaces_the_variants_own(
+    name, layer_name, arguments, expected
+):
+    """RDA paper 6.2 compares attention activations: an activation given to
+    an RDA entry replaces its variant's, the variant's others stay."""
+    task = get_task("addition", length=5)
+    model = get_model_spec(name).build(task, units=3, **arguments)
+    config = model.get_layer(layer_name).get_config()
+    activations = tuple(
+        config[key]
+        for key in ("attention_activation", "hidden_activation", "output_activation")
+    )
+    assert activations == expected
+
+
 def test_rda_learns_initial_state_where_the_paper_did():
     classify = get_task("classify-length", max_length=5)
     assert classify.learn_initial_state
