@@ -11,8 +11,8 @@ covers several: ordinary weights and discounts; very negative `log a`
 import numpy as np
 
 #: (id, batch, time, units, positive, initial state, chunk size). Times are
-#: not multiples of the chunk; 17 units span several unit tiles where the
-#: tests make the tiles 8 units wide.
+#: not multiples of the chunk; 17 units span two unit tiles where the tests
+#: make the tiles 16 units wide.
 CASES = [
     ("b3-t37-u17-all-positive-given-state", 3, 37, 17, None, "given", 8),
     ("b3-t37-u5-per-unit-mask-empty-state", 3, 37, 5, "units", "empty", 8),
