@@ -1,6 +1,7 @@
 """MNIST as 784-step pixel sequences, sequential or with a fixed permutation."""
 
 import gzip
+import hashlib
 import os
 import pathlib
 
@@ -9,6 +10,8 @@ import numpy as np
 NUM_PIXELS = 28 * 28
 LOCAL_FILE_PATTERNS = ("mnist_5k.csv.gz", "mnist*.csv.gz", "mnist*.csv")
 DATA_DIR_ENV = "KERAS_RDA_DATA_DIR"
+#: What `mnist` reads without a local copy: tensorflow-datasets' whole set.
+FULL_SET = "tensorflow-datasets mnist (60,000 train / 10,000 test digits)"
 
 
 def pixel_permutation(seed=0):
@@ -62,6 +65,59 @@ def mnist(
         order = pixel_permutation(permutation_seed)
         x_train, x_test = x_train[:, order], x_test[:, order]
     return (x_train, y_train), (x_test, y_test)
+
+
+def mnist_source(path=None):
+    """Which data `mnist(path=path)` reads, as a run records and prints it.
+
+    Args:
+        path: as for `mnist`: a local CSV file or a directory, or None for
+            `KERAS_RDA_DATA_DIR`, else the download.
+
+    Returns:
+        A dict with `kind` and a one-line `description`. For a local CSV:
+        `kind` "local file", its `file` name, `found_by` ("path" or
+        "KERAS_RDA_DATA_DIR"), `bytes` and `sha256`. Otherwise `kind`
+        "download" and `dataset` (`FULL_SET`): the whole data set, not the
+        5,000-digit copy the docs' MNIST records read, so such a run does
+        not rerun them.
+
+    Raises:
+        ValueError: `path` is neither an MNIST CSV file nor a directory
+            holding one (as `mnist`).
+    """
+    local = _find_local(path)
+    if local is None:
+        why = (
+            f"no mnist*.csv(.gz) in ${DATA_DIR_ENV}"
+            if os.environ.get(DATA_DIR_ENV)
+            else f"{DATA_DIR_ENV} is not set"
+        )
+        return {
+            "kind": "download",
+            "dataset": FULL_SET,
+            "description": (
+                f"{FULL_SET}, downloaded ({why}): not the data of the docs' "
+                "MNIST records"
+            ),
+        }
+    found_by = "path" if path is not None else DATA_DIR_ENV
+    digest = hashlib.sha256()
+    with open(local, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    size = local.stat().st_size
+    return {
+        "kind": "local file",
+        "file": local.name,
+        "found_by": found_by,
+        "bytes": size,
+        "sha256": digest.hexdigest(),
+        "description": (
+            f"local file {local.name} from {found_by} ({size:,} bytes, "
+            f"sha256 {digest.hexdigest()[:16]})"
+        ),
+    }
 
 
 def _find_local(path):

@@ -225,9 +225,14 @@ def describe(task, settings, scale):
         scale: the scale they started from.
 
     Returns:
-        Lines of text: the task, its paper, what differs, the settings.
+        Lines of text: the task, its paper, the data it reads, what
+        differs, the settings.
     """
-    lines = [f"task {task!r}", f"  {task.paper}: {task.description}"]
+    lines = [
+        f"task {task!r}",
+        f"  {task.paper}: {task.description}",
+        f"  data: {task.data_source()['description']}",
+    ]
     paper_task = type(task).paper_params()
     changed = [
         f"{k} {paper_task[k]} -> {v}"

@@ -41,6 +41,9 @@ class RunResult:
         params: number of trainable parameters.
         settings: steps, batch size, units, learning rate, clipping, seed...
         diverged: True when training stopped on a NaN loss.
+        data: which data the run read (`Task.data_source`): for a real
+            data set the local file and its sha256, or the full download;
+            None in records made before the field.
         keras_model: the trained `keras.Model` (not part of `to_dict`).
     """
 
@@ -55,6 +58,7 @@ class RunResult:
     params: int = 0
     settings: dict = dataclasses.field(default_factory=dict)
     diverged: bool = False
+    data: dict = None
     keras_model: object = dataclasses.field(default=None, repr=False, compare=False)
 
     def score(self, metric):
@@ -255,5 +259,6 @@ def run_result(model_name, task, recorder, totals, model, settings):
         params=int(sum(np.prod(w.shape) for w in model.trainable_weights)),
         settings=settings,
         diverged=bool(any(not np.isfinite(v) for v in last.values())),
+        data=task.data_source(),
         keras_model=model,
     )

@@ -39,6 +39,7 @@ def test_run_result_round_trips_through_its_dict_without_the_model():
         "params",
         "settings",
         "diverged",
+        "data",
     ]
     again = RunResult.from_dict({**data, "unknown_field": 1})
     assert again == result and again.keras_model is None

@@ -106,6 +106,17 @@ class Task(abc.ABC):
 
     input_dim = 1
 
+    def data_source(self):
+        """Which data the task reads, for a run's record and first lines.
+
+        Returns:
+            A dict with `kind` and a one-line `description`: for a
+            synthetic task `kind` "generated" (batches drawn from the
+            seed, no files); a task backed by real data overrides this to
+            name its file and digest, or its download.
+        """
+        return {"kind": "generated", "description": "generated from the seed"}
+
     @classmethod
     def at_scale(cls, scale="paper", **overrides):
         """The task with the parameters of `scale`, then `overrides`.

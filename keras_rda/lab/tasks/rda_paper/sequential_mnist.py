@@ -67,6 +67,13 @@ class SequentialMnist(Task):
             self._data = (x_train, y_train), (x_test, y_test)
         return self._data
 
+    def data_source(self):
+        """The MNIST file read and its digest, or the full download (see
+        `keras_rda.lab.datasets.mnist.mnist_source`)."""
+        from keras_rda.lab.datasets.mnist import mnist_source
+
+        return mnist_source(self.path)
+
     def _sequence(self, x):
         """Pools, then permutes (the permutation acts on the pooled pixels)."""
         if self.pool > 1:
