@@ -130,9 +130,9 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
-        "requires_backend(name): a test of one backend's own code (a Pallas kernel "
-        "on JAX, a Triton kernel on PyTorch); deselected in the other backends' "
-        "runs, since that backend's run covers it",
+        "requires_backend(*names): a test of some backends' own code (a Pallas "
+        "kernel on JAX, a Triton kernel on PyTorch); deselected in the other "
+        "backends' runs, since those backends' runs cover it",
     )
 
 
@@ -178,7 +178,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _deselect_other_backends(config, items):
-    """Drops the tests marked `requires_backend(name)` for another backend.
+    """Drops the tests marked `requires_backend(*names)` for other backends.
 
     A kernel written for one backend (Pallas on JAX, Triton on PyTorch) is
     tested in that backend's run of the suite; the other runs deselect it
@@ -189,7 +189,7 @@ def _deselect_other_backends(config, items):
     kept, dropped = [], []
     for item in items:
         marker = item.get_closest_marker("requires_backend")
-        if marker is not None and marker.args[0] != BACKEND:
+        if marker is not None and BACKEND not in marker.args:
             dropped.append(item)
         else:
             kept.append(item)

@@ -4,6 +4,7 @@
 from keras import ops
 
 from keras_rda.layers.base_rnn import BaseRNN
+from keras_rda.ops import kernels
 from keras_rda.ops import rda_recurrence
 from keras_rda.utils import keras_compat
 
@@ -34,12 +35,24 @@ class BaseRDALayer(BaseRNN):
     `ParallelRDA`, whose gates read only `x_t`, overrides `sequence_loop`
     with a scan over time (`keras_rda.ops.parallel_scan`).
 
+    Kernels. On a GPU with JAX or PyTorch the recurrence (and
+    `ParallelRDA`'s scan) can run as one fused kernel per pass
+    (`keras_rda.ops.kernels`: Pallas on JAX, Triton on PyTorch), chosen by
+    `use_kernel` as Keras's LSTM chooses cuDNN by `use_cudnn`: `"auto"`
+    runs it where it can run and the configuration is one it computes,
+    else the path above, with the same results; `True` insists (one
+    `ValueError` saying why it cannot run); `False` never runs it.
+
     Subclasses build their cell and pass the `keras.layers.RNN` arguments
     on (`keras_rda.layers.base_rnn.make_cell`).
     """
 
     #: Whether to use the fused recurrence where the backend supports it.
     fused_recurrence = True
+
+    def __init__(self, cell, use_kernel="auto", **kwargs):
+        super().__init__(cell, **kwargs)
+        self.use_kernel = kernels.validate_use_kernel(use_kernel)
 
     @property
     def units(self):
@@ -87,14 +100,35 @@ class BaseRDALayer(BaseRNN):
         h0, n0, d0, m0 = (ops.cast(s, acc) for s in initial_state)
         # A zero (reset) state starts from `h_0` (see `BaseRDACell`).
         initial_state = [cell.read_hidden_state(h0, d0), n0, d0, m0]
-        if (
+        kernel = kernels.choose(self.use_kernel, self._kernel_unsupported(), self.name)
+        if kernel or (
             self.fused_recurrence
             and not self.unroll
             and rda_recurrence.supports_fused()
             and not _empties_to_s0(cell)
         ):
-            return self._fused_loop(sequences, initial_state, mask, training)
+            return self._fused_loop(sequences, initial_state, mask, training, kernel)
         return self._autodiff_loop(sequences, initial_state, mask, training)
+
+    def _kernel_unsupported(self):
+        """What in this layer's configuration the fused kernel does not
+        compute, or None."""
+        cell = self.cell
+        if self.unroll:
+            return "unroll=True asks for the unrolled step loop"
+        if _empties_to_s0(cell):
+            return (
+                "with ReLU attention and a learned initial state the average "
+                "can be empty after a step, which the cell's own step handles"
+            )
+        if cell.accumulation_dtype != "float32":
+            return (
+                "the kernels compute in float32, and this layer computes in "
+                f"{cell.accumulation_dtype}"
+            )
+        if not self.fused_recurrence:
+            return "the layer's fused_recurrence attribute is off"
+        return None
 
     def _autodiff_loop(self, sequences, initial_state, mask, training):
         """Keras's loop over the cell's step, differentiated by the backend."""
@@ -116,11 +150,12 @@ class BaseRDALayer(BaseRNN):
             return_all_outputs=self.return_sequences,
         )
 
-    def _fused_loop(self, sequences, initial_state, mask, training):
+    def _fused_loop(self, sequences, initial_state, mask, training, kernel=False):
         """The fused recurrence, time-major, with Keras's `rnn` conventions:
         `go_backwards` returns the outputs in processing order, and a masked
         step repeats the previous output (0 before the first real step), or
-        gives 0 with `zero_output_for_mask`."""
+        gives 0 with `zero_output_for_mask`. With `kernel`, the recurrence
+        is the backend's fused kernel (`keras_rda.ops.kernels`)."""
         cell = self.cell
         time_major = ops.transpose(sequences, (1, 0, 2))
         if mask is not None:
@@ -139,7 +174,10 @@ class BaseRDALayer(BaseRNN):
             hidden_activation=cell.hidden_activation,
             acc_dtype=cell.accumulation_dtype,
         )
-        hidden, n, d, m = rda_recurrence.fused_recurrence(
+        recurrence = (
+            kernels.recurrence if kernel else rda_recurrence.fused_recurrence
+        )
+        hidden, n, d, m = recurrence(
             projected,
             ops.cast(cell.recurrent_kernel, projected.dtype),
             initial_state,
@@ -157,6 +195,11 @@ class BaseRDALayer(BaseRNN):
         else:
             outputs = ops.expand_dims(last_output, 1)
         return last_output, outputs, [h, n, d, m]
+
+    def get_config(self):
+        config = super().get_config()
+        config["use_kernel"] = self.use_kernel
+        return config
 
 
 def _empties_to_s0(cell):

@@ -6,6 +6,7 @@ from keras import ops
 from keras_rda.cells.parallel_rda_cell import ParallelRDACell
 from keras_rda.layers.base_rda_layer import BaseRDALayer
 from keras_rda.layers.base_rnn import make_cell
+from keras_rda.ops import kernels
 from keras_rda.ops import parallel_scan
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
@@ -73,6 +74,13 @@ class ParallelRDA(BaseRDALayer):
             `benchmarks/parallel_rda_speed.py --chunk-sizes ...` times
             chunk sizes and both methods against `keras.layers.LSTM`
             (records in `results/benchmarks/`, docs/benchmarks.md).
+        use_kernel: `"auto"` (default), True or False: whether to run the
+            scan as a fused GPU kernel (chunked, two passes; Pallas on JAX,
+            Triton on PyTorch), as `keras.layers.LSTM`'s `use_cudnn`.
+            `"auto"` runs it on a GPU (in float32 and mixed precision) and
+            the scan above otherwise, with the same results; True raises a
+            `ValueError` where it cannot run; False never runs it.
+            `scan_method` and `chunk_size` choose the portable scan.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -145,14 +153,17 @@ class ParallelRDA(BaseRDALayer):
         zero_output_for_mask=False,
         scan_method="chunked",
         chunk_size=8,
+        use_kernel="auto",
         **kwargs,
     ):
         kwargs.pop("unroll", None)  # nothing to unroll
-        cell_arguments = constructor_arguments(locals(), ["scan_method", "chunk_size"])
+        cell_arguments = constructor_arguments(
+            locals(), ["scan_method", "chunk_size", "use_kernel"]
+        )
         cell, rnn_arguments = make_cell(
             ParallelRDACell, "parallel_rda_cell", cell_arguments, kwargs
         )
-        super().__init__(cell, **rnn_arguments, **kwargs)
+        super().__init__(cell, use_kernel=use_kernel, **rnn_arguments, **kwargs)
         self.scan_method = validation.one_of(
             "scan_method", scan_method, parallel_scan.METHODS
         )
@@ -180,20 +191,35 @@ class ParallelRDA(BaseRDALayer):
             )
         acc = cell.accumulation_dtype
         state = [ops.cast(s, acc) for s in initial_state]
-        averages, final_state = parallel_scan.discounted_average_scan(
-            z,
-            log_a,
-            log_gamma,
-            positive,
-            state,
-            method=self.scan_method,
-            chunk_size=self.chunk_size,
-        )
+        if kernels.choose(self.use_kernel, self._kernel_unsupported(), self.name):
+            averages, final_state = kernels.discounted_average_scan(
+                z, log_a, log_gamma, positive, state
+            )
+        else:
+            averages, final_state = parallel_scan.discounted_average_scan(
+                z,
+                log_a,
+                log_gamma,
+                positive,
+                state,
+                method=self.scan_method,
+                chunk_size=self.chunk_size,
+            )
         outputs = cell.output_from_hidden(cell.hidden_from_average(averages))
         if mask is not None:
             outputs = self.hide_masked_outputs(outputs, step_mask, axis=1)
         final_state = [ops.cast(s, d.dtype) for s, d in zip(final_state, initial_state)]
         return outputs[:, -1], outputs, final_state
+
+    def _kernel_unsupported(self):
+        """What in this layer's configuration the fused scan kernel does not
+        compute, or None."""
+        acc = self.cell.accumulation_dtype
+        if acc != "float32":
+            return (
+                f"the kernels compute in float32, and this layer computes in {acc}"
+            )
+        return None
 
     def get_config(self):
         config = super().get_config()

@@ -70,6 +70,14 @@ class RDA(BaseRDALayer):
         zero_output_for_mask: if True, masked steps output zeros; else they
             repeat the previous output (zeros before the first real step),
             as `keras.layers.RNN`.
+        use_kernel: `"auto"` (default), True or False: whether to run the
+            recurrence as one fused GPU kernel per pass (Pallas on JAX,
+            Triton on PyTorch), as `keras.layers.LSTM`'s `use_cudnn`.
+            `"auto"` runs it on a GPU where the configuration allows
+            (everything but `unroll=True`, float64, and ReLU attention
+            with a learned initial state) and today's path otherwise, with
+            the same results; True raises a `ValueError` where it cannot
+            run; False never runs it. TensorFlow always takes today's path.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -139,9 +147,13 @@ class RDA(BaseRDALayer):
         stateful=False,
         unroll=False,
         zero_output_for_mask=False,
+        use_kernel="auto",
         **kwargs,
     ):
         cell, rnn_arguments = make_cell(
-            RDACell, "rda_cell", constructor_arguments(locals()), kwargs
+            RDACell,
+            "rda_cell",
+            constructor_arguments(locals(), ["use_kernel"]),
+            kwargs,
         )
-        super().__init__(cell, **rnn_arguments, **kwargs)
+        super().__init__(cell, use_kernel=use_kernel, **rnn_arguments, **kwargs)
