@@ -244,10 +244,17 @@ def _kernels(interpret=None):
 
 
 def _launch_config(units):
-    """`(grid_rows, BLOCK_U, BLOCK_K, num_warps)` for `units`."""
+    """`(BLOCK_U, BLOCK_K, num_warps)` for `units`.
+
+    A program holds about a dozen `[BLOCK_BATCH, BLOCK_U]` float32 tiles;
+    the warps grow with `BLOCK_U` to spread them (ptxas for sm_90 without a
+    GPU: 255 registers and a few hundred bytes of spills per thread from 64
+    units at 4 warps; at 256 units 128 registers at 16 warps with about
+    1 KB). Not yet tuned on a GPU.
+    """
     block_u = max(MIN_UNITS, 1 << (units - 1).bit_length())
     block_k = min(block_u, BLOCK_K)
-    num_warps = 4 if block_u <= 64 else 8
+    num_warps = 4 if block_u <= 64 else (8 if block_u <= 128 else 16)
     return block_u, block_k, num_warps
 
 
