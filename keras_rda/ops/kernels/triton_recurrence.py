@@ -57,7 +57,8 @@ Supports: RDA and RWA (`discount`), attention `exp`, `sigmoid`, `softplus`,
 `relu`, hidden activation `linear` or `tanh`, a step mask, a recurrent
 dropout mask, given initial states, and float32, float16 or bfloat16 inputs
 (computed in float32; results in the dtypes `fused_recurrence` returns).
-Not float64 (`unsupported_reason`).
+Not float64 (`unsupported_reason`), nor `time * batch * k * units` of
+2**31 or more (the kernels index in int32; a `ValueError`).
 
 Interpret mode. `recurrence(..., interpret=True)` runs the kernels through
 Triton's interpreter on CPU tensors (CI): Triton reads `TRITON_INTERPRET`
@@ -198,6 +199,12 @@ def _check_shapes(projected, recurrent_kernel, initial_state, spec):
         raise ValueError(
             "Received an invalid value for argument `projected`, expected at "
             "least one time step, got shape "
+            f"{tuple(projected.shape)}"
+        )
+    if projected.numel() >= 2**31:
+        raise ValueError(
+            "Received an invalid value for argument `projected`, expected "
+            "fewer than 2**31 elements (the kernels index in int32), got shape "
             f"{tuple(projected.shape)}"
         )
     expected = (units, (blocks - 1) * units)
