@@ -59,7 +59,11 @@ where `dpast_t` is `d/dlog gamma_t` once something is attended, and
 
 The backward reads the inputs and the cotangent twice and writes the three
 gradients; `m_0`'s gradient (nonzero where `d^_0 > 0`, as in the portable
-path) is formed from the initial state's.
+path) is formed from the initial state's. Gradients equal the portable
+path's, except at an empty initial state (`d^_0 = 0`): the average is
+discontinuous there, and the kernels give the initial state the
+step-by-step recurrence's gradient, which the portable `"chunked"` and
+`"associative"` methods do not share with it (nor with each other).
 
 Support. float32 computation (inputs of other float dtypes are cast; the
 results come back in the inputs' dtypes); `positive` None, or boolean

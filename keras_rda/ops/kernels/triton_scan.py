@@ -42,11 +42,18 @@ autograd, Keras's torch trainer and `torch.compile` see one op.
 Support. float32 computation (other float dtypes are cast; the results come
 back in the inputs' dtypes); `positive` None, or boolean
 `[batch, time, units]` / `[batch, time, 1]`; any batch, units and length
-(loads and stores are masked, nothing is padded). CUDA tensors, or CPU
-tensors with `interpret=True` (`TRITON_INTERPRET=1`, set here before the
-kernels are defined). Triton is imported only when a kernel is first
-needed: importing it in a process that has loaded TensorFlow aborts that
-process.
+(loads and stores are masked, nothing is padded) with fewer than 2**31
+elements per input (32-bit offsets). CUDA tensors, or CPU tensors with
+`interpret=True` (`TRITON_INTERPRET=1`, set here before the kernels are
+first defined; the mode then holds for the process). Triton is imported
+only when a kernel is first needed: importing it in a process that has
+loaded TensorFlow aborts that process.
+
+Gradients equal the portable path's, except at an empty initial state
+(`d^_0 = 0`): the average is discontinuous there, and the kernels give the
+initial state the step-by-step recurrence's gradient, which the portable
+`"chunked"` and `"associative"` methods do not share with it (nor with
+each other).
 """
 
 import os
@@ -60,6 +67,9 @@ CHUNK_SIZE = 32
 BLOCK_UNITS = 32
 #: Warps per program on a GPU (a tile of 32 units is one warp's lanes).
 NUM_WARPS = 1
+
+# Whether the kernels were defined interpreted (None: not defined yet).
+_INTERPRETED = None
 
 
 def discounted_average_scan(
@@ -115,8 +125,6 @@ def discounted_average_scan(
             f"None or a boolean of shape {(batch, length, units)} or "
             f"{(batch, length, 1)}, got shape {tuple(positive.shape)}"
         )
-    if interpret:
-        os.environ["TRITON_INTERPRET"] = "1"
     z, la, lg = (x.to(torch.float32).contiguous() for x in (features, log_a, log_gamma))
     pos = None if positive is None else positive.to(torch.int8).contiguous()
     state = [s.to(torch.float32).contiguous() for s in initial_state]
@@ -328,9 +336,24 @@ def _pos_args(z, pos):
 
 
 def _kernels(interpret):
-    """The Triton kernels by name, Triton imported on first use."""
-    if interpret:
-        os.environ["TRITON_INTERPRET"] = "1"
+    """The Triton kernels by name, Triton imported on first use.
+
+    Raises:
+        RuntimeError: the kernels were defined for the other mode (compiled
+            or interpreted) earlier in this process.
+    """
+    global _INTERPRETED
+    if _INTERPRETED is None:
+        if interpret:
+            os.environ["TRITON_INTERPRET"] = "1"
+        _INTERPRETED = os.environ.get("TRITON_INTERPRET", "") == "1"
+    elif bool(interpret) and not _INTERPRETED:
+        raise RuntimeError(
+            "The ParallelRDA scan's Triton kernels were compiled earlier in "
+            "this process; interpret mode must be chosen before their first "
+            "use (set KERAS_RDA_KERNEL_INTERPRET=1 or TRITON_INTERPRET=1 at "
+            "the start)"
+        )
     from keras_rda.ops.kernels import _triton_scan_kernels as kernels
 
     return {
