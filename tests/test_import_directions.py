@@ -86,16 +86,61 @@ def tensorflow_only(module):
     return module.rpartition(".")[2].startswith("tf_")
 
 
+#: What a backend's kernel module may import at its own import time: the
+#: Pallas modules JAX, the Triton modules PyTorch and Triton.
+KERNEL_IMPORTS = {"pallas": {"jax"}, "triton": {"torch", "triton"}}
+
+
+def kernel_backend(module):
+    """`"pallas"` or `"triton"` for a kernel module of `keras_rda.ops.kernels`
+    (`pallas_*`, `triton_*`, `_triton_*`), else None. These modules are
+    imported only when their backend asks for a kernel (the dispatch in
+    `keras_rda.ops.kernels` imports them inside its functions)."""
+    package, _, name = module.rpartition(".")
+    if package != "keras_rda.ops.kernels":
+        return None
+    return next((k for k in KERNEL_IMPORTS if name.lstrip("_").startswith(k)), None)
+
+
 def test_the_library_imports_only_keras_and_numpy_at_import_time():
     offenders = [
         (module_name(path), module)
         for path in library_files()
         if not tensorflow_only(module_name(path))
         for module, names in imports(path, module_level=True)
-        if module.split(".")[0] not in ALLOWED_AT_IMPORT
+        if (
+            module.split(".")[0] not in ALLOWED_AT_IMPORT
+            and module.split(".")[0]
+            not in KERNEL_IMPORTS.get(kernel_backend(module_name(path)), ())
+        )
         or tensorflow_only(module)
         or any(tensorflow_only(name) for name in names)
     ]
+    assert not offenders, offenders
+
+
+def test_kernel_modules_are_imported_only_by_the_dispatch_inside_functions():
+    """No library module imports a kernel module at its import time, and
+    only the dispatch (`keras_rda.ops.kernels`) and other kernel modules of
+    the same backend import one at all, so `import keras_rda` never loads
+    JAX's Pallas or Triton (which aborts a process that loaded TensorFlow)."""
+    offenders = []
+    for path in library_files():
+        importer = module_name(path)
+        for module, names in imports(path):
+            targets = [module] + [f"{module}.{name}" for name in names]
+            for target in targets:
+                backend = kernel_backend(target)
+                if backend is None or importer == "keras_rda.ops.kernels":
+                    continue
+                if kernel_backend(importer) != backend:
+                    offenders.append((importer, target))
+        for module, names in imports(path, module_level=True):
+            targets = [module] + [f"{module}.{name}" for name in names]
+            if importer == "keras_rda.ops.kernels" and any(
+                kernel_backend(t) for t in targets
+            ):
+                offenders.append((importer, module))
     assert not offenders, offenders
 
 
