@@ -4,10 +4,11 @@ For each unit: its config round trip (`get_config` / `from_config`, and a
 `.keras` save and load giving identical outputs), its weight count (from
 the documented weight layout), masking (a padded, masked sequence gives
 the output of the unpadded one), mixed precision (finite outputs; float32
-running sums where the unit promises them), training (a fit step gives
-finite gradients for every trainable weight, and a small gradient step
-lowers the loss), bad
-arguments (a `ValueError` naming the argument), dropout (fresh masks at
+running sums where the unit promises them; with dropout and recurrent
+dropout while training, finite outputs in the compute dtype and finite
+gradients), training (a fit step gives finite gradients for every trainable
+weight, and a small gradient step lowers the loss), bad arguments (a
+`ValueError` naming the argument), dropout (fresh masks at
 every call: two training calls differ, and a third with another batch size
 works) and `reset_state` of a stateful RNN (it then gives what a fresh,
 non-stateful copy gives).
@@ -403,6 +404,38 @@ def test_mixed_precision(name, rng):
         assert keras.backend.standardize_dtype(weight.dtype) == "float32"
     if UNITS_UNDER_TEST[name].float32_sums:
         assert _cell_of(layer).accumulation_dtype == "float32"
+
+
+@pytest.mark.parametrize(
+    "name", _params("mixed_precision_dropout", lambda unit: unit.dropout)
+)
+def test_mixed_precision_with_dropout_while_training(name, rng):
+    """Mixed precision x input dropout x recurrent dropout x training, as
+    Keras's own RNN tests cross them: `keras.layers.RNN` makes the dropout
+    masks from the step input and the state in the compute dtype (float16),
+    and units that compute in float32 must read them there. The outputs come
+    in the compute dtype, finite, with a finite gradient for every weight
+    (compiled on JAX, whose eager gradients compile op by op)."""
+    keras.config.set_dtype_policy("mixed_float16")
+    inputs = keras.Input((None, INPUT_DIM))
+    layer = _sequence_layer(name, **UNITS_UNDER_TEST[name].dropout)
+    model = keras.Model(inputs, layer(inputs))
+
+    def loss_fn(outputs):
+        compute_dtype = keras.config.dtype_policy().compute_dtype
+        assert keras.backend.standardize_dtype(outputs.dtype) == compute_dtype
+        return keras.ops.mean(keras.ops.square(keras.ops.cast(outputs, "float32")))
+
+    (outputs,), _, grads = loss_and_gradients(
+        model,
+        _inputs(rng),
+        loss_fn,
+        jit=keras.backend.backend() == "jax",
+        training=True,
+    )
+    assert np.all(np.isfinite(outputs))
+    for weight, grad in zip(model.trainable_weights, grads):
+        assert np.all(np.isfinite(grad)), weight.path
 
 
 # ------------------------------------------------------------------- training

@@ -312,6 +312,16 @@ class BaseRDACell(BaseCell):
             )
         self.built = True
 
+    def get_recurrent_dropout_mask(self, step_input):
+        """The recurrent dropout mask `[batch, units]`, in the accumulation
+        dtype, where the step and the fused recurrence read `h_{t-1}`.
+
+        `keras.layers.RNN` makes the mask before the loop from the state it
+        holds, in the compute dtype (float16 under mixed precision).
+        """
+        mask = super().get_recurrent_dropout_mask(step_input)
+        return None if mask is None else ops.cast(mask, self.accumulation_dtype)
+
     # ---------------------------------------------------------------- the step
 
     def project_inputs(self, inputs):

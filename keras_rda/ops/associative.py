@@ -33,7 +33,9 @@ def layer_norm(x, gamma=None, beta=None, epsilon=LAYER_NORM_EPSILON):
     `LN(x) = gamma * (x - mean(x)) / sqrt(var(x) + epsilon) + beta`, computed
     in float32 at least (mixed precision), returned in the dtype of `x`.
     """
-    dtype = x.dtype
+    # A dtype name on every backend (PyTorch's `torch.float16` is not equal
+    # to "float16"; in float16 the variance's gradient overflows at x = 0).
+    dtype = keras.backend.standardize_dtype(x.dtype)
     compute = "float32" if dtype in ("float16", "bfloat16") else dtype
     x = ops.cast(x, compute)
     centred = x - ops.mean(x, axis=-1, keepdims=True)
