@@ -11,6 +11,7 @@ wheel can be imported.
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,18 @@ def _not_sources(directory, names):
     if pathlib.Path(directory) == REPO and "runs" in names:
         ignored.add("runs")
     return ignored
+
+
+def test_version_is_the_changelog_top_entry():
+    """`keras_rda.__version__` (the wheel's version) is the version in
+    CHANGELOG.md's first entry: "## 0.2.0" or "## Unreleased (0.2.0)"."""
+    from keras_rda import __version__
+
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    heading = next(s for s in changelog.splitlines() if s.startswith("## "))
+    match = re.search(r"\d+(\.\d+)+", heading)
+    assert match, f"no version in the top entry {heading!r}"
+    assert __version__ == match.group(0), heading
 
 
 @pytest.fixture(scope="module")

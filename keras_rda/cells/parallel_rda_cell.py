@@ -44,11 +44,14 @@ class ParallelRDACell(BaseRDACell):
         output_activation: `f_o`, `"linear"` or `"tanh"`.
         use_bias: whether to use the biases.
         unit_discount_bias: if True (default), the discount-gate bias starts
-            at 1, the other biases from `bias_initializer` (section 6.1).
+            at 1, the other biases from `bias_initializer` (section 6.1); if
+            False, it starts from `bias_initializer` too. No effect where a
+            `discount_bias_initializer` is given (see `RDACell`).
         discount_bias_initializer: initializer of the discount gate's bias
-            block alone, replacing `unit_discount_bias` where given. Default
-            None. The discount multiplies the past by `sigmoid(b)` per step
-            at the start, so an average holds a step for about
+            block alone; where given, it sets that block whatever
+            `unit_discount_bias` says. Default None. The discount multiplies
+            the past by `sigmoid(b)` per step at the start, so an average
+            holds a step for about
             `1 / (1 - sigmoid(b))` steps: `keras.initializers.Constant(4.0)`
             (`gamma_0 = 0.98`) keeps what a sequence ends on more than about
             ten steps from being forgotten before training begins (see

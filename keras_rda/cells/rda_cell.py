@@ -84,12 +84,17 @@ class RDACell(BaseRDACell):
         use_bias: whether to use the biases.
         unit_discount_bias: if True (default), the discount-gate bias
             starts at 1, the other biases from `bias_initializer`
-            (section 6.1).
+            (section 6.1); if False, it starts from `bias_initializer` too.
+            The paper's switch, kept beside `discount_bias_initializer` as
+            `keras.layers.LSTM` keeps `unit_forget_bias` beside
+            `bias_initializer`; it has no effect where a
+            `discount_bias_initializer` is given.
         discount_bias_initializer: initializer of the discount gate's bias
-            block alone, replacing `unit_discount_bias` where given. Default
-            None. The discount multiplies the past by `sigmoid(b)` per step
-            at the start, so an average holds a step for about
-            `1 / (1 - sigmoid(b))` steps: `keras.initializers.Constant(4.0)`
+            block alone; where given, it sets that block whatever
+            `unit_discount_bias` says. Default None. The discount multiplies
+            the past by `sigmoid(b)` per step at the start, so an average
+            holds a step for about `1 / (1 - sigmoid(b))` steps:
+            `keras.initializers.Constant(4.0)`
             (`gamma_0 = 0.98`) keeps what a sequence ends on more than about
             ten steps from being forgotten before training begins (see
             docs/guides/choosing-a-unit.md).
