@@ -1,4 +1,5 @@
-"""Helpers shared by the tests: NumPy activations and weight setters.
+"""Helpers shared by the tests: NumPy activations, weight setters and the
+environment of the two-device JAX tests.
 
 The NumPy functions are the plain formulas (float64 where given float64),
 written independently of the package, for the reference implementations.
@@ -6,6 +7,18 @@ written independently of the package, for the reference implementations.
 
 import keras
 import numpy as np
+
+# XLA_FLAGS of the tests that split JAX's CPU into two devices. XLA's CPU
+# collectives (the all-reduce of a data-parallel step) wait at a rendezvous
+# for every device's thread; by default they warn after 20 s and abort the
+# process after 40 s ("Termination timeout for `all reduce ...` exceeded"),
+# which a thread on a busy CI machine can reach. These tests wait up to 10
+# minutes; their subprocess timeouts still end a run that hangs.
+TWO_CPU_DEVICES_XLA_FLAGS = (
+    "--xla_force_host_platform_device_count=2"
+    " --xla_cpu_collective_call_warn_stuck_timeout_seconds=120"
+    " --xla_cpu_collective_call_terminate_timeout_seconds=600"
+)
 
 
 def exports_saved_model():

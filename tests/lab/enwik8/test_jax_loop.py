@@ -19,6 +19,7 @@ import sys
 import numpy as np
 
 from tests.conftest import REPO_ROOT
+from tests.helpers import TWO_CPU_DEVICES_XLA_FLAGS
 from tests.lab.enwik8.conftest import run_script
 
 # argv: out_dir, weights file, "save" or "load", model, steps.
@@ -163,7 +164,7 @@ def test_data_parallel_jax_equals_one_device(tmp_path):
         DATA_PARALLEL_SCRIPT,
         tmp_path,
         KERAS_BACKEND="jax",
-        XLA_FLAGS="--xla_force_host_platform_device_count=2",
+        XLA_FLAGS=TWO_CPU_DEVICES_XLA_FLAGS,
     )
     one, two = runs["one"], runs["two"]
     assert (one["replicas"], two["replicas"]) == (1, 2)
@@ -185,7 +186,7 @@ def test_the_command_on_jax_with_data_parallel(tmp_path):
     env = dict(
         os.environ,
         KERAS_BACKEND="jax",
-        XLA_FLAGS="--xla_force_host_platform_device_count=2",
+        XLA_FLAGS=TWO_CPU_DEVICES_XLA_FLAGS,
         PYTHONPATH=str(REPO_ROOT),
     )
     proc = subprocess.run(

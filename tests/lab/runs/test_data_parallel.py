@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.helpers import TWO_CPU_DEVICES_XLA_FLAGS
 
 SCRIPT = r"""
 import json, sys
@@ -71,7 +72,7 @@ def run_on_two_devices(script, *args, timeout=150):
     env = dict(
         os.environ,
         KERAS_BACKEND="jax",
-        XLA_FLAGS="--xla_force_host_platform_device_count=2",
+        XLA_FLAGS=TWO_CPU_DEVICES_XLA_FLAGS,
         JAX_PLATFORMS="cpu",
         PYTHONPATH=str(REPO_ROOT),
     )
