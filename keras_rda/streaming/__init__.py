@@ -9,6 +9,14 @@ LiteRT (builtin ops only) file; they import TensorFlow only when called.
 
 from keras_rda.streaming.step import PER_STEP_LAYERS
 from keras_rda.streaming.step import initial_states
+from keras_rda.streaming.step import sequence_states
 from keras_rda.streaming.step import step_model
+from keras_rda.streaming.step import stream_states
 
-__all__ = ["PER_STEP_LAYERS", "initial_states", "step_model"]
+__all__ = [
+    "PER_STEP_LAYERS",
+    "initial_states",
+    "sequence_states",
+    "step_model",
+    "stream_states",
+]

@@ -160,3 +160,37 @@ def test_an_exported_masked_stack_equals_the_sequence_model(format, tmp_path):
     _, keras_states = helpers.stream_keras(step, streaming.initial_states(step, 2), x)
     for a, b in zip(states, keras_states):
         np.testing.assert_allclose(a, b, atol=ATOL, rtol=1e-5)
+
+
+@pytest.mark.parametrize("format", sorted(FORMATS))
+def test_an_exported_padded_text_model_equals_the_sequence_model(format, tmp_path):
+    """Token ids in, padding (id 0) leading, inside and trailing; embeddings
+    large enough that attention logits fall below -18, where onnxruntime's
+    `Sigmoid` kernel returns 0 (the plain form builds sigmoids from `exp`)."""
+    if format != "saved_model":
+        pytest.importorskip("onnxruntime" if format == "onnx" else "ai_edge_litert")
+    from tests.streaming.test_masking import TOKENS
+    from tests.streaming.test_masking import randomised
+
+    model = keras.Sequential(
+        [
+            keras.Input((None,), dtype="int32"),
+            keras.layers.Embedding(12, units.FEATURES, mask_zero=True),
+            units.CELLS["RDA"](),
+            units.CELLS["RWA"](),
+            keras.layers.LSTM(units.UNITS, return_sequences=True),
+            keras.layers.Dense(2),
+        ]
+    )
+    randomised(model)
+    embeddings = model.layers[0].embeddings
+    embeddings.assign(embeddings * 60.0)
+    step = streaming.step_model(model)
+    write, filename, stream = FORMATS[format]
+    path = write(step, tmp_path / filename)
+    got, states = stream(path, step, streaming.initial_states(step, 4), TOKENS)
+    np.testing.assert_allclose(got, np.asarray(model(TOKENS)), atol=ATOL, rtol=1e-5)
+    _, keras_states = helpers.stream_keras(step, streaming.initial_states(step, 4), TOKENS)
+    for a, b in zip(states, keras_states):
+        # Sums of large terms (embeddings * 60): to float32 rounding.
+        np.testing.assert_allclose(a, b, atol=ATOL, rtol=1e-4)

@@ -102,10 +102,11 @@ def test_the_step_model_shares_the_trained_variables():
 def test_learned_initial_states_are_the_cells():
     model = units.sequence_model("RNN(RWACell)")
     states = streaming.initial_states(model, 3)
+    assert all(state.shape[0] == 3 for state in states)
     want = model.layers[0].cell.get_initial_state(batch_size=3)
-    assert len(states) == len(want)
-    for a, b in zip(states, want):
-        assert a.shape[0] == 3
+    back = streaming.sequence_states(streaming.step_model(model), states)
+    assert len(back) == len(want)
+    for a, b in zip(back, want):
         np.testing.assert_allclose(a, np.asarray(b))
     assert np.abs(states[0]).max() > 0  # h_0 = f(s0) with a random s0
 
