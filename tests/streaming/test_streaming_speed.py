@@ -1,6 +1,7 @@
 """`benchmarks/streaming_speed.py` runs and writes its table record."""
 
 import json
+import re
 
 import pytest
 
@@ -27,8 +28,16 @@ def test_a_tiny_run_writes_a_record_with_every_runtime(tmp_path):
     assert all(cell for cell in rows[("RDA", "2")][2:]), rows[("RDA", "2")]
     assert rows[("LSTM", "1")][2].endswith("1.00x")
     # The inference form has fewer ONNX nodes than the training form.
-    inference, training = rows[("RDA", "1")][5].replace("(", "").rstrip(")").split()
+    inference, training = re.match(r"(\d+) \((\d+)\)", rows[("RDA", "1")][5]).groups()
     assert int(inference) < int(training)
+    nodes = {entry["model"]: entry for entry in record["onnx_nodes"]}
+    assert nodes["RDA"]["inference"] == int(inference)
+    assert nodes["RDA"]["lstm"] == nodes["LSTM"]["inference"]
+    # Each of the RDA's targets at the run's batch sizes, with its ratios.
+    targets = {(t["model"], t["batch"]): t for t in record["targets"]}
+    assert set(targets) == {("RDA", 1), ("RDA", 2)}
+    assert targets[("RDA", 1)]["at_most"] == 1.0
+    assert set(targets[("RDA", 2)]["ratios"]) == {"onnxruntime", "LiteRT"}
     profiled = {(p["model"], p["batch"]) for p in record["profiles"]}
     assert profiled == set(map(lambda k: (k[0], int(k[1])), rows))
     assert "load average" in " ".join(record["notes"])
