@@ -23,6 +23,7 @@ OWN_TESTS = {
     "uw_sinusoid",
     "weinet_associative_recall",
     "ffa_long_term_memory",
+    "char_rda_streaming",  # tests/examples/test_streaming_example.py
 }
 
 
