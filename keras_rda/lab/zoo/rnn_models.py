@@ -191,15 +191,14 @@ def _variant_arguments(variant, kwargs):
     Returns:
         The keyword arguments of `keras_rda.RDA` naming its activations.
     """
-    from keras_rda.cells.rda_cell import VARIANTS
+    from keras_rda.cells import RDACell
 
     names = ("attention_activation", "hidden_activation", "output_activation")
     if not any(name in kwargs for name in names):
         return {"variant": variant}
-    return {
-        name: kwargs.pop(name, default)
-        for name, default in zip(names, VARIANTS[variant])
-    }
+    # The variant's activations, as the public cell resolves them.
+    cell = RDACell(1, variant=variant)
+    return {name: kwargs.pop(name, getattr(cell, name)) for name in names}
 
 
 def _rda_model(task, units, variant, name, learn_initial_state, kwargs):
