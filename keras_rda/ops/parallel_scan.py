@@ -71,6 +71,8 @@ def discounted_average_scan(
         `n_t / d_t` (0 where nothing has been attended yet), `final_state`
         the `(n^, d^, m)` after the last step, each `[batch, units]`.
     """
+    # Backend tensors: PyTorch's loop hands NumPy states to the step as given.
+    initial_state = [ops.convert_to_tensor(s) for s in initial_state]
     if method == "chunked":
         numerator, denominator, log_scale = _chunked_scan(
             features, log_a, log_gamma, positive, initial_state, chunk_size
