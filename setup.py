@@ -19,6 +19,9 @@ LAB = [
     "matplotlib",
 ]
 TORCH = ["torch>=2.1"]
+# The Triton kernels of the RDA recurrence on PyTorch (keras_rda.ops.kernels);
+# Triton ships for Linux only, and elsewhere the portable path runs.
+TRITON = ["triton; platform_system == 'Linux'"]
 # Exporting and running streaming step models (keras_rda.streaming.export):
 # Keras's ONNX export converts with tf2onnx; onnxruntime and the LiteRT
 # interpreter run the artifacts.
@@ -63,14 +66,19 @@ setup(
         "torch": TORCH,
         "export": EXPORT,
         "docs": DOCS,
-        # Everything `.ci/run` needs: the suite on TensorFlow and JAX, the
-        # notebooks executed, the strict docs build and the packaging check.
+        # Everything `.ci/run` needs: the suite on TensorFlow, the units on
+        # JAX and PyTorch (with the Triton kernels' tests), the notebooks
+        # executed, the strict docs build and the packaging check. `.ci/run`
+        # installs PyTorch's CPU build first; this range alone would take
+        # the CUDA build from PyPI.
         "test": [
             "pytest>=7",
             "pytest-xdist",
             "ruff",
             *LAB,
             *JAX,
+            *TORCH,
+            *TRITON,
             *EXPORT,
             "nbclient>=0.7",
             "nbformat>=5",
