@@ -97,6 +97,12 @@ def speedup_cell(results_dir, source, reference):
     return f"{ratio:.2f}x", where, name
 
 
+def rounds(record):
+    """How many interleaved timed rounds the record's medians are of."""
+    settings = record.get("settings", {})
+    return settings.get("repeats", record.get("rounds"))
+
+
 def record_backend(record):
     if "backend" in record:
         return {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}[
@@ -140,11 +146,20 @@ def summary_table(results_dir=RESULTS):
             "LSTM's time per step over the unit's, higher is faster. For the "
             "DNC the reference is its LSTM controller alone.",
             "Gathered from the records "
-            + ", ".join(f"`{s}`" for s in sources)
-            + " (each one benchmark run; their commands are in the records).",
+            + ", ".join(
+                f"`{s}` ({rounds_of_source(results_dir, s)} rounds)" for s in sources
+            )
+            + " (each one benchmark run, the median of its interleaved timed "
+            "rounds; their commands are in the records).",
         ],
         "sources": sources,
     }
+
+
+def rounds_of_source(results_dir, source):
+    """`rounds` of the record at `source` (`results/benchmarks/NAME.json`)."""
+    path = pathlib.Path(results_dir) / source.removeprefix("results/")
+    return rounds(json.loads(path.read_text()))
 
 
 def main(argv=None):

@@ -17,3 +17,17 @@ def test_summary_record_agrees_with_its_sources():
         assert record[key] == table[key], f"rerun {speed_summary.COMMAND}"
     for source in record["sources"]:
         assert (REPO_ROOT / source).is_file()
+
+
+def test_the_table_names_each_source_records_rounds():
+    """The rounds behind each median, from the source record (`settings`'
+    `repeats`, or a top-level `rounds`), are named beside it."""
+    with benchmark_script("speed_summary") as speed_summary:
+        table = speed_summary.summary_table(REPO_ROOT / "results")
+        assert speed_summary.rounds({"settings": {"repeats": 5}}) == 5
+        assert speed_summary.rounds({"rounds": 20}) == 20
+    notes = " ".join(table["notes"])
+    for source in table["sources"]:
+        record = json.loads((REPO_ROOT / source).read_text())
+        count = record.get("settings", {}).get("repeats", record.get("rounds"))
+        assert f"`{source}` ({count} rounds)" in notes
