@@ -128,6 +128,11 @@ class BaseRDALayer(BaseRNN):
             )
         if not self.fused_recurrence:
             return "the layer's fused_recurrence attribute is off"
+        if cell.units > kernels.MAX_RECURRENCE_UNITS:
+            return (
+                f"the recurrence kernel keeps a row's state on chip, up to "
+                f"{kernels.MAX_RECURRENCE_UNITS} units; this layer has {cell.units}"
+            )
         return None
 
     def _autodiff_loop(self, sequences, initial_state, mask, training):

@@ -60,10 +60,11 @@ class RWA(BaseRDALayer):
             recurrence as one fused GPU kernel per pass (Pallas on JAX,
             Triton on PyTorch), as `keras.layers.LSTM`'s `use_cudnn`.
             `"auto"` runs it on a GPU where the configuration allows
-            (everything but `unroll=True`, float64, and ReLU attention
-            with a learned initial state) and today's path otherwise, with
-            the same results; True raises a `ValueError` where it cannot
-            run; False never runs it. TensorFlow always takes today's path.
+            (up to 512 units; everything but `unroll=True`, float64, and
+            ReLU attention with a learned initial state) and today's path
+            otherwise, with the same results; True raises a `ValueError`
+            where it cannot run; False never runs it. TensorFlow always
+            takes today's path.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:

@@ -41,6 +41,12 @@ KERNEL_BACKENDS = {"jax": "Pallas", "torch": "Triton"}
 USE_KERNEL_VALUES = ("auto", True, False)
 #: The environment variable that runs the kernels on a CPU in interpret mode.
 INTERPRET_VARIABLE = "KERAS_RDA_KERNEL_INTERPRET"
+#: The widest RDA/RWA layer the recurrence kernel takes: one program keeps
+#: its batch rows' whole state (`h, n, d, m`, about a dozen
+#: `[16, units]` float32 tiles) on chip through the loop, which already
+#: spills registers at 256 units (ptxas for sm_90). Wider layers, such as
+#: the enwik8 preset's 1,800 units, take the portable path under "auto".
+MAX_RECURRENCE_UNITS = 512
 
 
 def validate_use_kernel(value):

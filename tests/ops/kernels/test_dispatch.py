@@ -114,3 +114,8 @@ def test_unroll_and_float64_are_named_as_unsupported():
     assert built(keras_rda.ParallelRDA(3))._kernel_unsupported() is None
     relu_s0 = keras_rda.RDA(3, attention_activation="relu", learn_initial_state=True)
     assert "ReLU" in built(relu_s0)._kernel_unsupported()
+    widest = kernels.MAX_RECURRENCE_UNITS
+    assert built(keras_rda.RWA(widest))._kernel_unsupported() is None
+    assert "units" in built(keras_rda.RDA(widest + 1))._kernel_unsupported()
+    # The scan kernel is element-wise: no width limit.
+    assert built(keras_rda.ParallelRDA(widest + 1))._kernel_unsupported() is None
