@@ -22,6 +22,11 @@ named after the paper's operation. Where to find an equation's code:
 
 Nothing here imports TensorFlow at import time: `tf_scan` is imported only
 inside the TensorFlow branch of `scan`.
+
+`keras_rda.ops.kernels` holds the same recurrence and scan as fused GPU
+kernels (Pallas on JAX, Triton on PyTorch) and the rule that chooses them
+(`use_kernel`); its backend modules are imported only when that backend
+asks for a kernel.
 """
 
 from keras_rda.ops import addressing
