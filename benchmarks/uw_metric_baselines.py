@@ -142,7 +142,10 @@ def main(argv=None):
             "rows": rows,
             "notes": notes,
         }
-        print("record:", write_table_record(args.json, table, script_command(argv)))
+        path = write_table_record(
+            args.json, table, script_command(argv), seeds=[args.seed]
+        )
+        print("record:", path)
 
 
 if __name__ == "__main__":

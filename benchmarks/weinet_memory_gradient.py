@@ -205,7 +205,11 @@ def main(argv=None):
             "notes": notes,
         }
         path = write_table_record(
-            args.json, table, script_command(argv), append=args.append
+            args.json,
+            table,
+            script_command(argv),
+            append=args.append,
+            seeds=list(args.seeds),
         )
         print("record:", path)
 

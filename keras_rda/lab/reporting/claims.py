@@ -542,6 +542,7 @@ def provenance(record):
     seeds = {s for s in seeds if s is not None}
     if not seeds:  # the record's own (enwik8, table records)
         seeds = {record.get("seed", (record.get("settings") or {}).get("seed"))}
+        seeds |= set(record.get("seeds") or ())  # a table record's list
     seeds = sorted(s for s in seeds if s is not None)
     return command, commits, seeds
 
