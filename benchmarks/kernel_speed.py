@@ -24,8 +24,10 @@ named in the record's `skipped`. `--quick` is a smoke run at tiny sizes;
 with `KERAS_RDA_KERNEL_INTERPRET=1` on a CPU it runs the kernels in
 interpret mode (correct, not fast).
 
-    KERAS_BACKEND=jax python benchmarks/kernel_speed.py --json results/benchmarks/h200/jax_kernel_speed.json
-    KERAS_BACKEND=torch python benchmarks/kernel_speed.py --json results/benchmarks/h200/torch_kernel_speed.json
+    KERAS_BACKEND=jax python benchmarks/kernel_speed.py \
+        --json results/benchmarks/h200/jax_kernel_speed.json
+    KERAS_BACKEND=torch python benchmarks/kernel_speed.py \
+        --json results/benchmarks/h200/torch_kernel_speed.json
     KERAS_BACKEND=jax python benchmarks/kernel_speed.py --quick
 """
 

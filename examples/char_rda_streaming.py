@@ -36,8 +36,12 @@ BUILT_IN_TEXT = (
 ) * 8
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-parser.add_argument("--data", help="a text file (default: enwik6 or enwik8 in KERAS_RDA_DATA_DIR)")
-parser.add_argument("--bytes", type=int, default=200_000, help="bytes of text to train on")
+parser.add_argument(
+    "--data", help="a text file (default: enwik6 or enwik8 in KERAS_RDA_DATA_DIR)"
+)
+parser.add_argument(
+    "--bytes", type=int, default=200_000, help="bytes of text to train on"
+)
 parser.add_argument("--epochs", type=int, default=3)
 parser.add_argument("--generate", type=int, default=200, help="bytes to generate")
 parser.add_argument("--quick", action="store_true")

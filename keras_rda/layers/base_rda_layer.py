@@ -179,9 +179,7 @@ class BaseRDALayer(BaseRNN):
             hidden_activation=cell.hidden_activation,
             acc_dtype=cell.accumulation_dtype,
         )
-        recurrence = (
-            kernels.recurrence if kernel else rda_recurrence.fused_recurrence
-        )
+        recurrence = kernels.recurrence if kernel else rda_recurrence.fused_recurrence
         hidden, n, d, m = recurrence(
             projected,
             ops.cast(cell.recurrent_kernel, projected.dtype),

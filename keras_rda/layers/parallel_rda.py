@@ -216,9 +216,7 @@ class ParallelRDA(BaseRDALayer):
         compute, or None."""
         acc = self.cell.accumulation_dtype
         if acc != "float32":
-            return (
-                f"the kernels compute in float32, and this layer computes in {acc}"
-            )
+            return f"the kernels compute in float32, and this layer computes in {acc}"
         return None
 
     def get_config(self):

@@ -77,9 +77,9 @@ with the stream state `[h, n^, d^, m]` in which the empty state has
 `m = EMPTY_LOG_SCALE` (`-1.7e38`) instead of the training form's `0`, so
 that `p_t = exp(-1.7e38 - m_t) = 0` there and no `where` or `sign` is
 needed (for log-weights of magnitude below `1e38`); it is the scaled form
-itself, to float32 rounding. ReLU attention (`a_t` can be exactly 0, and the average stay
-empty after a step) and units under mixed precision keep the training
-form (`inference_form` is None).
+itself, to float32 rounding. ReLU attention (`a_t` can be exactly 0, and
+the average stay empty after a step) and units under mixed precision keep
+the training form (`inference_form` is None).
 """
 
 import keras

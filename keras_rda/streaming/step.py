@@ -326,9 +326,7 @@ def _cell_step(layer, x, states, form, inference_form):
     tensors."""
     cell = layer.cell
     if form is not None:
-        return inference.InferenceStep(cell, name=f"{layer.name}_inference")(
-            x, states
-        )
+        return inference.InferenceStep(cell, name=f"{layer.name}_inference")(x, states)
     builtin_forms = inference_form and isinstance(cell, BaseMemoryCell)
     return _CellStep(cell, builtin_forms, name=f"{layer.name}_step")(x, states)
 
@@ -420,9 +418,7 @@ class _StepGraph:
             # Embedding.compute_mask: the token id 0 pads.
             self.mask = ops.not_equal(x_before, 0)
         elif isinstance(link.layer, keras.layers.Masking):
-            self.mask = ops.any(
-                ops.not_equal(x_before, link.layer.mask_value), axis=-1
-            )
+            self.mask = ops.any(ops.not_equal(x_before, link.layer.mask_value), axis=-1)
         else:
             raise _cannot_stream(
                 link.layer,
@@ -447,7 +443,9 @@ class _StepGraph:
             states = keras.tree.pack_sequence_as(layer_states.structure, cell_inputs)
         else:
             states = list(cell_inputs)
-        output, new_states = _cell_step(layer, self.x, states, form, self.inference_form)
+        output, new_states = _cell_step(
+            layer, self.x, states, form, self.inference_form
+        )
         new_flat = keras.tree.flatten(new_states)
         if masked:
             new_flat = [

@@ -10,7 +10,9 @@ import pytest
 
 pytestmark = pytest.mark.tensorflow_only
 
-EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "char_rda_streaming.py"
+EXAMPLE = (
+    pathlib.Path(__file__).resolve().parents[2] / "examples" / "char_rda_streaming.py"
+)
 
 
 def test_the_character_model_streams_in_litert(monkeypatch, capsys):

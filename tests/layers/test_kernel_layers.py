@@ -146,9 +146,7 @@ def test_large_logits_stay_finite_and_equal(name):
     entry; with exponential attention float32 and float64 gradients of the
     recurrent kernel differ by several times their size, so there the
     gradients are only checked to be finite."""
-    compare(
-        name, sequences(scale=1e3), {"return_sequences": True}, of_largest=1e-4
-    )
+    compare(name, sequences(scale=1e3), {"return_sequences": True}, of_largest=1e-4)
     options = {"return_sequences": True}
     if name != "RWA":
         options["attention_activation"] = "exp"

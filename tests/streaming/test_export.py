@@ -190,7 +190,9 @@ def test_an_exported_padded_text_model_equals_the_sequence_model(format, tmp_pat
     path = write(step, tmp_path / filename)
     got, states = stream(path, step, streaming.initial_states(step, 4), TOKENS)
     np.testing.assert_allclose(got, np.asarray(model(TOKENS)), atol=ATOL, rtol=1e-5)
-    _, keras_states = helpers.stream_keras(step, streaming.initial_states(step, 4), TOKENS)
+    _, keras_states = helpers.stream_keras(
+        step, streaming.initial_states(step, 4), TOKENS
+    )
     for a, b in zip(states, keras_states):
         # Sums of large terms (embeddings * 60): to float32 rounding.
         np.testing.assert_allclose(a, b, atol=ATOL, rtol=1e-4)

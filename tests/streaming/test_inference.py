@@ -197,8 +197,12 @@ def reference_log_domain(cell, x, floor=None):
             log_a = np.maximum(log_a, np.log(floor))
         log_gamma = -np.logaddexp(0.0, -blocks[3]) if cell.discount else 0.0
         with np.errstate(divide="ignore"):
-            log_pos = np.logaddexp(log_pos + log_gamma, log_a + np.log(np.maximum(z, 0)))
-            log_neg = np.logaddexp(log_neg + log_gamma, log_a + np.log(np.maximum(-z, 0)))
+            log_pos = np.logaddexp(
+                log_pos + log_gamma, log_a + np.log(np.maximum(z, 0))
+            )
+            log_neg = np.logaddexp(
+                log_neg + log_gamma, log_a + np.log(np.maximum(-z, 0))
+            )
         log_d = np.logaddexp(log_d + log_gamma, log_a)
         h = np.exp(log_pos - log_d) - np.exp(log_neg - log_d)
         outputs.append(h)
@@ -274,9 +278,7 @@ def test_the_floor_is_the_only_difference_from_the_equations():
     np.testing.assert_allclose(got, floored, rtol=1e-5)
     # With the floor: (0.25 * 1 + 0.5 * 2 + 3) / 1.75 at the last step.
     np.testing.assert_allclose(got[0, -1, 0], (0.25 + 1.0 + 3.0) / 1.75, rtol=1e-5)
-    training, _ = stream(
-        training_step, cell, x, cell.get_initial_state(batch_size=1)
-    )
+    training, _ = stream(training_step, cell, x, cell.get_initial_state(batch_size=1))
     np.testing.assert_allclose(training, reference_log_domain(cell, x), rtol=1e-5)
     np.testing.assert_allclose(training[0, -1, 0], 3.0, rtol=1e-5)
 

@@ -97,7 +97,9 @@ def test_zero_output_for_mask_gives_zeros_at_padded_steps():
             [
                 keras.Input((None,), dtype="int32"),
                 keras.layers.Embedding(VOCABULARY, 3, mask_zero=True),
-                keras_rda.RDA(units.UNITS, return_sequences=True, zero_output_for_mask=True),
+                keras_rda.RDA(
+                    units.UNITS, return_sequences=True, zero_output_for_mask=True
+                ),
                 keras.layers.LSTM(3, return_sequences=True, zero_output_for_mask=True),
             ]
         )

@@ -62,8 +62,7 @@ def test_report_rebuilds_then_check_passes(tmp_path, capsys):
     assert "| gru | 50 | 0.7500 | 0.5 | 7 | 1 |" in text and "\nold\n" not in text
     # The command a user runs: the record's own, writing it where it is.
     assert (
-        "Command: `keras-rda compare reber --models gru --results-dir results`"
-        in text
+        "Command: `keras-rda compare reber --models gru --results-dir results`" in text
     )
     assert (root / "docs" / "page.md").read_text() == "no tables here\n"
     assert main(["report", "--root", str(root), "--check"]) == 0
