@@ -10,9 +10,7 @@ they are skipped, each with its reason, so that
 
 runs exactly the backend-independent part. Checks that do not touch Keras
 computations at all (the docs build, packaging) run once, in the TensorFlow
-run. A few tests too slow for CI on one backend (`TOO_SLOW_ON_BACKEND`:
-torch.compile, 10,000 eager steps on PyTorch) are skipped there, each with
-its reason.
+run.
 """
 
 import os
@@ -116,30 +114,6 @@ KNOWN_BACKEND_FAILURES = {
         )
     },
 }
-# Tests too slow for CI on one backend, skipped there with the reason; the
-# other backends' runs still run them.
-TOO_SLOW_ON_BACKEND = {
-    **{
-        ("torch", test): "jit_compile=True is torch.compile on PyTorch, whose "
-        "C++ compilation of every new shape takes minutes on a CPU; XLA's "
-        "jit_compile runs on TensorFlow and JAX"
-        for test in (
-            "tests/layers/test_rda_saving.py::test_fit_with_jit_compile",
-            "tests/layers/test_parallel_rda.py::"
-            "test_unknown_batch_and_length_train_and_predict[True]",
-        )
-    },
-    **{
-        ("torch", test): "10,000 steps run eagerly op by op on PyTorch "
-        "(minutes each on a CPU); TensorFlow and JAX run the same computation"
-        for test in (
-            "tests/ops/test_attention_average.py::"
-            "test_ten_thousand_steps_with_huge_logits_finite_outputs_and_gradients",
-            "tests/layers/test_parallel_rda.py::"
-            "test_ten_thousand_steps_match_reference_and_cell",
-        )
-    },
-}
 # Checks that do not depend on the backend, run once (in the TensorFlow run).
 BACKEND_INDEPENDENT = {
     "tests/test_docs.py": "the docs build does not depend on the backend",
@@ -186,11 +160,6 @@ def pytest_collection_modifyitems(config, items):
                 used.add(prefix)
                 if backend == BACKEND:
                     item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
-        for (backend, prefix), reason in TOO_SLOW_ON_BACKEND.items():
-            if _matches(item.nodeid, prefix):
-                used.add(prefix)
-                if backend == BACKEND:
-                    item.add_marker(pytest.mark.skip(reason=f"too slow: {reason}"))
         marker = item.get_closest_marker("tensorflow_only")
         if marker and BACKEND != "tensorflow":
             reason = marker.kwargs.get("reason", "needs TensorFlow")
@@ -198,7 +167,7 @@ def pytest_collection_modifyitems(config, items):
     # An entry whose module was collected but which matched nothing is stale
     # (a renamed test): say so instead of silently running it everywhere.
     collected = {item.nodeid.split("::")[0] for item in items}
-    known = {prefix for _, prefix in (*KNOWN_BACKEND_FAILURES, *TOO_SLOW_ON_BACKEND)}
+    known = {prefix for _, prefix in KNOWN_BACKEND_FAILURES}
     for prefix in {*TENSORFLOW_ONLY, *BACKEND_INDEPENDENT, *known}:
         module = prefix.split("::")[0]
         if module in collected and prefix not in used:
