@@ -69,11 +69,10 @@ this module in a process that has loaded TensorFlow: importing Triton there
 aborts it.
 """
 
-import os
-
 import torch
 
 from keras_rda.ops import attention_average
+from keras_rda.ops.kernels import _triton_import
 
 #: Batch rows per program (`tl.dot` needs at least 16).
 BLOCK_BATCH = 16
@@ -87,7 +86,6 @@ _HIDDEN = attention_average.HIDDEN_ACTIVATIONS
 _INPUT_DTYPES = ("float32", "float16", "bfloat16")
 
 # The kernel module, imported on the first call, and whether it interprets.
-_loaded = {}
 
 
 def unsupported_reason(spec, dtype):
@@ -226,28 +224,9 @@ def _check_shapes(projected, recurrent_kernel, initial_state, spec):
 
 
 def _kernels(interpret=None):
-    """The kernel module, imported (and Triton with it) on the first call.
-
-    Args:
-        interpret: True to interpret, False to compile, None for whatever
-            the first call chose (compiled, unless `TRITON_INTERPRET=1`).
-    """
-    if not _loaded:
-        if interpret:
-            os.environ["TRITON_INTERPRET"] = "1"
-        from keras_rda.ops.kernels import _triton_recurrence_jit
-
-        _loaded["module"] = _triton_recurrence_jit
-        _loaded["interpret"] = os.environ.get("TRITON_INTERPRET", "") == "1"
-    if interpret and not _loaded["interpret"]:
-        raise RuntimeError(
-            "The Triton recurrence was asked for interpret mode, but its "
-            "kernels were already compiled for the GPU in this process "
-            "(Triton decides when it first decorates them): set "
-            "KERAS_RDA_KERNEL_INTERPRET=1 or TRITON_INTERPRET=1 before the "
-            "first call."
-        )
-    return _loaded["module"]
+    """The kernel module, imported (and Triton with it) on the first call
+    (`_triton_import.kernel_module`: the process's one interpret mode)."""
+    return _triton_import.kernel_module("_triton_recurrence_jit", interpret)
 
 
 def _launch_config(units):

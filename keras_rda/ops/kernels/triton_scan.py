@@ -56,9 +56,9 @@ initial state the step-by-step recurrence's gradient, which the portable
 each other).
 """
 
-import os
-
 import torch
+
+from keras_rda.ops.kernels import _triton_import
 
 #: Steps per chunk (a power of two): the sequential depth of the per-chunk
 #: passes and the rows of the gradient kernel's register tiles.
@@ -67,9 +67,6 @@ CHUNK_SIZE = 32
 BLOCK_UNITS = 32
 #: Warps per program on a GPU (a tile of 32 units is one warp's lanes).
 NUM_WARPS = 1
-
-# Whether the kernels were defined interpreted (None: not defined yet).
-_INTERPRETED = None
 
 
 def discounted_average_scan(
@@ -342,20 +339,7 @@ def _kernels(interpret):
         RuntimeError: the kernels were defined for the other mode (compiled
             or interpreted) earlier in this process.
     """
-    global _INTERPRETED
-    if _INTERPRETED is None:
-        if interpret:
-            os.environ["TRITON_INTERPRET"] = "1"
-        _INTERPRETED = os.environ.get("TRITON_INTERPRET", "") == "1"
-    elif bool(interpret) and not _INTERPRETED:
-        raise RuntimeError(
-            "The ParallelRDA scan's Triton kernels were compiled earlier in "
-            "this process; interpret mode must be chosen before their first "
-            "use (set KERAS_RDA_KERNEL_INTERPRET=1 or TRITON_INTERPRET=1 at "
-            "the start)"
-        )
-    from keras_rda.ops.kernels import _triton_scan_kernels as kernels
-
+    kernels = _triton_import.kernel_module("_triton_scan_kernels", interpret)
     return {
         "summary": kernels.summary_kernel,
         "carry": kernels.carry_kernel,
