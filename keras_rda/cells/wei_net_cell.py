@@ -8,6 +8,7 @@ from keras import ops
 from keras_rda.cells.base_cell import BaseCell
 from keras_rda.ops import associative as aops
 from keras_rda.utils import validation
+from keras_rda.utils.initializers import independent
 
 UPDATES = ("elementwise", "row_col", "gated")
 
@@ -36,6 +37,19 @@ def _factor_initializer(mean, stddev):
             mean=math.sqrt(mean), stddev=stddev / math.sqrt(2.0 * mean)
         )
     return keras.initializers.RandomNormal(mean=0.0, stddev=math.sqrt(stddev))
+
+
+def _initializer(name, value):
+    """`keras.initializers.get(value)`, or the package's `ValueError` naming
+    argument `name` where Keras cannot interpret `value`."""
+    try:
+        return keras.initializers.get(value)
+    except (ValueError, TypeError):
+        raise validation.invalid_value(
+            name,
+            "a Keras initializer (a name, a config dict, an instance or a callable)",
+            value,
+        ) from None
 
 
 @keras.saving.register_keras_serializable(package="keras_rda")
@@ -128,6 +142,17 @@ class WeiNetCell(BaseCell):
         update_activation: `f_U` of eq. 5, "linear" (the paper's choice) or
             "tanh".
         memory_clip: positive float or None, the safeguard bound on `|A|`.
+        decay_initializer: initialiser of the decay weights `W_A` of eq. 5
+            (any `keras.initializers.get` value). None (the default) is the
+            appendix's `W_A ~ N(0.9, 0.1)` (for `"row_col"`, its factor form,
+            see `_factor_initializer`). With `"elementwise"` and `"gated"`
+            it draws `decay_weight` (`[K, units, units]`); with `"row_col"`
+            each of the factors `decay_col`, `decay_row` (`[K, units]`, one
+            independent draw each), so `W_A = c r^T` has, to first order,
+            mean `m` and spread `s` with `RandomNormal(mean=sqrt(m),
+            stddev=s / sqrt(2 m))`. A narrower start than the appendix's
+            keeps the memory's scale down on long sequences
+            (docs/papers/weinet.md, "Why length 50 fails").
         kernel_initializer: initialiser of `W_C`'s input block (`kernel`,
             `[input_dim, units]`), of its recurrent blocks
             (`recurrent_kernel`, `[2 * units, units]`, rows for `e_{t-1}`
@@ -198,6 +223,7 @@ class WeiNetCell(BaseCell):
         "layer_norm",
         ("update_activation", "update_activation_name"),
         "memory_clip",
+        "decay_initializer",
         "kernel_initializer",
         "router_initializer",
         "bias_initializer",
@@ -212,6 +238,7 @@ class WeiNetCell(BaseCell):
         layer_norm=True,
         update_activation="linear",
         memory_clip=100.0,
+        decay_initializer=None,
         kernel_initializer=None,
         router_initializer=None,
         bias_initializer=None,
@@ -244,6 +271,11 @@ class WeiNetCell(BaseCell):
         self.kernel_initializer = keras.initializers.get(kernel_initializer or default)
         self.router_initializer = keras.initializers.get(router_initializer or default)
         self.bias_initializer = keras.initializers.get(bias_initializer or default)
+        # None keeps the appendix's draw, made in `build` as before the
+        # argument existed (the same weights under `set_random_seed`).
+        self.decay_initializer = None
+        if decay_initializer is not None:
+            self.decay_initializer = _initializer("decay_initializer", decay_initializer)
         k, h = self.num_memories, self.units
         self.state_size = [h, h, k * h * h] + ([k] if router else [])
         self.output_size = h
@@ -274,18 +306,22 @@ class WeiNetCell(BaseCell):
             terms.append(("cross", _CROSS_INIT))
         self.memory_weights = {}
         for term, (mean, stddev) in terms:
+            given = self.decay_initializer if term == "decay" else None
             if self.update == "row_col":
                 init = _factor_initializer(mean, stddev)
                 self.memory_weights[term] = tuple(
-                    self.add_cell_weight(f"{term}_{side}", (k, h), init, "recurrent")
+                    self.add_cell_weight(
+                        f"{term}_{side}",
+                        (k, h),
+                        init if given is None else independent(given, side),
+                        "recurrent",
+                    )
                     for side in ("col", "row")
                 )
             else:
+                init = _matrix_initializer(mean, stddev) if given is None else given
                 self.memory_weights[term] = self.add_cell_weight(
-                    f"{term}_weight",
-                    (k, h, h),
-                    _matrix_initializer(mean, stddev),
-                    "recurrent",
+                    f"{term}_weight", (k, h, h), init, "recurrent"
                 )
         if self.router:
             self.router_weight = self.add_cell_weight(

@@ -30,11 +30,30 @@ def sequence_classifier(task, cell, name):
     description="WeiNet: one learned auto-associative memory (eq. 2, 5-7)",
     **SETTINGS,
 )
-def build_weinet(task, units=50, num_memories=1, update="elementwise", router=False):
-    """WeiNet: one learned auto-associative memory (eq. 2, 5-7)."""
+def build_weinet(
+    task,
+    units=50,
+    num_memories=1,
+    update="elementwise",
+    router=False,
+    decay_initializer=None,
+):
+    """WeiNet: one learned auto-associative memory (eq. 2, 5-7).
+
+    `decay_initializer` is the cell's (W_A of eq. 5; None: the appendix's
+    N(0.9, 0.1)); on the command line e.g. `--model-arg
+    'decay_initializer={"class_name": "RandomNormal", "config": {"mean":
+    0.9, "stddev": 0.01}}'`.
+    """
     from keras_rda.cells import WeiNetCell
 
-    cell = WeiNetCell(units, num_memories=num_memories, update=update, router=router)
+    cell = WeiNetCell(
+        units,
+        num_memories=num_memories,
+        update=update,
+        router=router,
+        decay_initializer=decay_initializer,
+    )
     return sequence_classifier(task, cell, "weinet")
 
 
@@ -43,11 +62,23 @@ def build_weinet(task, units=50, num_memories=1, update="elementwise", router=Fa
     description="WeiNet with row x column update weights (Figure 3, O(H) params)",
     **SETTINGS,
 )
-def build_weinet_row_col(task, units=50, num_memories=1, router=False):
-    """WeiNet with the "row and col" memory update of Figure 3."""
+def build_weinet_row_col(
+    task, units=50, num_memories=1, router=False, decay_initializer=None
+):
+    """WeiNet with the "row and col" memory update of Figure 3.
+
+    `decay_initializer` draws each factor of `W_A = c r^T` (the cell's
+    argument; None: the appendix's N(0.9, 0.1) in factor form).
+    """
     from keras_rda.cells import WeiNetCell
 
-    cell = WeiNetCell(units, num_memories=num_memories, update="row_col", router=router)
+    cell = WeiNetCell(
+        units,
+        num_memories=num_memories,
+        update="row_col",
+        router=router,
+        decay_initializer=decay_initializer,
+    )
     return sequence_classifier(task, cell, "weinet_rc")
 
 
