@@ -7,13 +7,14 @@ its inference form) is exported to ONNX and to LiteRT with builtin ops
 only, and one step is timed in onnxruntime and in the LiteRT interpreter,
 both with one thread, and in Keras (`step(...)` eagerly, the same model;
 `--keras off` skips it), at each batch size of `--batches` (1 and 32).
-Every model, runtime and batch size is timed interleaved, one step of each
-in turn per round, `--steps` rounds (1,000) after `--warmup` untimed ones,
-in one process. A row gives the median and the range (min-max) in
-microseconds and the ratio of the median to the LSTM's in the same runtime
-at the same batch size; then the ONNX graph's node count in the inference
-form and in the training form (`step_model(inference_form=False)`), and
-the artifacts' sizes.
+Each step starts from the state a stream has after `STREAM_STEPS` (20)
+steps of random inputs. Every model, runtime and batch size is timed
+interleaved, one step of each in turn per round, `--steps` rounds (1,000)
+after `--warmup` untimed ones, in one process. A row gives the median and
+the range (min-max) in microseconds and the ratio of the median to the
+LSTM's in the same runtime at the same batch size; then the ONNX graph's
+node count in the inference form and in the training form
+(`step_model(inference_form=False)`), and the artifacts' sizes.
 
 After the timing, onnxruntime's profiler times each kernel of every ONNX
 step (`--profile-steps` runs, batch by batch): the record keeps each op
@@ -162,10 +163,23 @@ def onnx_profile(path, feeds, steps):
     }
 
 
+#: Steps the step model runs from its initial state before the timed step's
+#: state is taken: a stream's state, not the empty one.
+STREAM_STEPS = 20
+
+
 def step_feeds(step, batch, features):
+    """The timed step's inputs: `x_t` and the state after `STREAM_STEPS`
+    steps of a stream (in Keras), as a deployed stream carries it."""
     names = [t.name for t in step.inputs]
-    x_t = np.random.RandomState(0).randn(batch, features).astype("float32")
-    return dict(zip(names, [x_t, *streaming.initial_states(step, batch)]))
+    rng = np.random.RandomState(0)
+    states = streaming.initial_states(step, batch)
+    for _ in range(STREAM_STEPS):
+        x_t = rng.randn(batch, features).astype("float32")
+        _, *states = step([x_t, *states])
+        states = [np.asarray(keras.ops.convert_to_numpy(s)) for s in states]
+    x_t = rng.randn(batch, features).astype("float32")
+    return dict(zip(names, [x_t, *states]))
 
 
 def export_all(name, args, directory):
@@ -401,7 +415,8 @@ def main(argv=None):
     ]
     notes = [
         f"Per-step latency of the step model, {args.units} units, "
-        f"{args.features} inputs, one thread; {args.steps} timed steps per "
+        f"{args.features} inputs, one thread, from the state of a stream "
+        f"{STREAM_STEPS} steps in; {args.steps} timed steps per "
         f"model, runtime and batch after {args.warmup} warm-up steps, "
         "interleaved (one step of each per round), in one process; median "
         "(min-max) in microseconds, and the median's ratio to the LSTM's in "

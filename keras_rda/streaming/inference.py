@@ -1,48 +1,60 @@
 """The RWA/RDA step in forms built for inference: the same function, fewer ops.
 
 At streaming sizes (one step, batch 1) an exported graph costs about one
-fixed overhead per kernel, so the step is written with the fewest kernels
-that still compute the unit's equations (RDA paper, section 5):
+fixed overhead per kernel and per tensor it takes and gives back, so the
+step is written with the fewest kernels and the fewest state tensors that
+still compute the unit's equations (RDA paper, section 5):
 
     z_t = u_t * tanh(g_t),   a_t = f_a(.),   gamma_t = sigmoid(.)
     n_t = gamma_t n_{t-1} + z_t a_t,   d_t = gamma_t d_{t-1} + a_t
     h_t = f_h(n_t / d_t)
 
-Both forms project `[x_t, h_{t-1}]` in one matrix product (one kernel;
-the `u` block reads `x_t` only, so its rows for `h` are zeros), with the
-attention and discount columns negated once (constants, folded by the
-exporters), and carry a *stream state* that differs from the training
-form's `[h, n^, d^, m]` only at the boundary: `to_stream_states` and
-`to_sequence_states` convert it (NumPy, outside the graph), so a stream
-can start from a sequence layer's `return_state` or `initial_state` and
-hand its state back. The empty state (nothing attended: `d = 0`) holds
-`h = f_h(s0)` already, so the step needs no `where` for it.
+**The average as the state.** Only the ratio `n_t / d_t` and the scale of
+`d_t` matter, and the ratio is itself a running average: with
+`r_t = n_t / d_t`,
 
-**Plain form (sigmoid attention, the default).** The stream state is the
-unscaled `[h, n, d]` (`[n, d]` for `ParallelRDACell`), and the step is
-the equations above, with
+    r_t = (gamma_t d_{t-1} r_{t-1} + z_t a_t) / d_t
+        = r_{t-1} + (z_t - r_{t-1}) w_t,   w_t = a_t / d_t,
+
+a convex combination (`0 < w_t <= 1`): the new `r_t` lies between
+`r_{t-1}` and `z_t`, and a rounding error in `r` is multiplied by
+`1 - w_t <= 1` every step after, so it never grows. The stream state of
+every form is two tensors, `[r, d]` or `[r, l]`, each `[batch, units]`;
+`h_{t-1} = f_h(r_{t-1})` (the RDA's default `f_h` is the identity, so
+`h` is `r` itself). The empty state (nothing attended) holds `r = s0`
+(0 without a learned `s0`), so `h_0 = f_h(s0)` with no `where`, and the
+first step gives `w_1 = 1`, `r_1 = z_1`.
+
+The gate pre-activations take two matrix products, `x_t W_x` for every
+block and `h_{t-1} W_h` for the blocks that read `h` (`u` reads `x_t`
+only), with the attention and discount columns negated once where the
+form uses them negated (constants, folded by the exporters).
+`to_stream_states` and `to_sequence_states` convert at the boundary
+(NumPy, outside the graph), so a stream can start from a sequence layer's
+`return_state` or `initial_state` and hand its state back.
+
+**Plain form (sigmoid attention, the default).** The state is
+`[r, d]` with the unscaled `d_t`, and
 
     a_t = 1 / (1 + exp(min(-x_a, 69))),   gamma_t = 1 / (1 + exp(-x_gamma)).
 
 *It cannot overflow.* `0 < a_t <= 1` and `0 <= gamma_t <= 1`, so
-`d_t <= t` and `|n_t| <= t max|z|`: finite for streams of up to
-`FLT_MAX / max(1, max|z|)` steps, over `10^30` steps (a step a
-nanosecond for `10^13` years) for any `|z| < 3e8`.
+`d_t <= t`: finite for streams of up to `FLT_MAX` (`3.4e38`) steps; `r`
+stays between the smallest and largest `z` seen.
 
 *It cannot divide by zero, and rounding does not grow.* Every term of
-`d_t` is `>= 0` and the last is `a_t`, so after the first step
-`d_t >= a_t >= A = 1 / (1 + e^69) = 1.0e-30`, whatever came before (also
-`d_{t-1} = 0`, also `gamma_t = 0`), and `n_t / d_t` is finite. A term
-below float32's normal range (`FLT_MIN = 1.18e-38`: `gamma_t d_{t-1}`,
-`gamma_t n_{t-1}` or `z_t a_t` of a decayed past or a tiny `z`) may be
-rounded to a subnormal or flushed to 0 (TensorFlow's CPU kernels flush
-subnormals): an absolute error below `FLT_MIN`, so below
-`FLT_MIN / A = 1.2e-8` relative to `d_t` (in `h_t`: at most `1.2e-8`
-absolute, `2.4e-8 max|z|` for the numerator's). Older errors are
-multiplied by `gamma_t d_{t-1} / d_t <= 1` each step, so they do not
-grow: the plain form equals the scaled form of the training path
-(`keras_rda.ops.attention_average`) to float32 rounding, over any stream
-length, wherever the floor below does not act.
+`d_t` is `>= 0` and the last is `a_t`, so `d_t >= a_t >= A =
+1 / (1 + e^69) = 1.0e-30` whatever came before (also `d_{t-1} = 0`, also
+`gamma_t = 0`), and `w_t = a_t / d_t` is in `(0, 1]` (in float32 too:
+`fl(gamma_t d_{t-1} + a_t) >= a_t`). A term of `d_t` below float32's
+normal range (`FLT_MIN = 1.18e-38`: `gamma_t d_{t-1}` of a decayed past)
+may be rounded to a subnormal or flushed to 0 (TensorFlow's CPU kernels
+flush subnormals): an absolute error below `FLT_MIN`, so below
+`FLT_MIN / A = 1.2e-8` relative to `d_t`, which moves `w_t` by as little
+and `r_t` by at most `1.2e-8 |z_t - r_{t-1}|`; by the convex update, such
+errors do not grow. So the plain form equals the scaled form of the
+training path (`keras_rda.ops.attention_average`) to float32 rounding,
+over any stream length, wherever the floor below does not act.
 
 *The floor, and the one difference it makes.* Without it,
 `a_t = sigmoid(x_a)` is 0 in float32 for `x_a < -103.9` (`< -87.3`
@@ -65,21 +77,27 @@ past whose weight is below `A` times `d_{t-1}` only. A state converted
 from the scaled form (`to_stream_states`) whose `exp(m) d^` is below
 `FLT_MIN` loses that past the same way.
 
-**Scaled form (`exp`, `softplus` attention).** `exp(x)` overflows for
-`x > 88.7` and softplus is unbounded above, so these keep the running
-maximum `m_t` of the log-weights (`attention_average`):
+**Log form (`exp`, `softplus` attention).** `exp(x)` overflows for
+`x > 88.7` and softplus is unbounded above, so the state keeps
+`l_t = log d_t` instead of `d_t`:
 
-    m_t = max(m_{t-1} + log gamma_t, log a_t)
-    p_t = exp(m_{t-1} + log gamma_t - m_t),   q_t = exp(log a_t - m_t)
-    n^_t = n^_{t-1} p_t + z_t q_t,   d^_t = d^_{t-1} p_t + q_t
+    p_t = l_{t-1} + log gamma_t,   s_t = log a_t - p_t,   w_t = sigmoid(s_t)
+    l_t = log(exp(p_t) + a_t) = max(p_t, log a_t) - log(max(w_t, 1 - w_t))
 
-with the stream state `[h, n^, d^, m]` in which the empty state has
-`m = EMPTY_LOG_SCALE` (`-1.7e38`) instead of the training form's `0`, so
-that `p_t = exp(-1.7e38 - m_t) = 0` there and no `where` or `sign` is
-needed (for log-weights of magnitude below `1e38`); it is the scaled form
-itself, to float32 rounding. ReLU attention (`a_t` can be exactly 0, and
-the average stay empty after a step) and units under mixed precision keep
-the training form (`inference_form` is None).
+(`max(w, 1 - w) = sigmoid(|s|)`, so the last term is
+`log(1 + exp(-|s|))`, in `[0, log 2]`, exact to float32 rounding of `w`,
+which moves `l` by at most `6e-8`; where a runtime's `Sigmoid` saturates,
+`|s| > 17.5`, the term is below `3e-8` anyway; `s` is clamped at 20,
+where `w` is 1 in float32, because LiteRT's `Logistic` gives NaN from
+about 89). The empty state has `l = EMPTY_LOG_SCALE` (`-1.7e38`), so the
+first step gives `s` about `1.7e38`, `w = 1`, `l_1 = log a_1` with no
+`where` (for log-weights of magnitude below `1e38`). An error in `l`
+changes the weight of the whole past against the newest step by the same
+factor (`e^error`), not `r`'s convex update.
+
+ReLU attention (`a_t` can be exactly 0, and the average stay empty after
+a step) and units under mixed precision keep the training form
+(`inference_form` is None).
 """
 
 import keras
@@ -89,10 +107,14 @@ from keras import ops
 from keras_rda.cells.base_rda_cell import BaseRDACell
 from keras_rda.ops import attention_average
 
-#: `m` of the scaled form's empty state: `exp(m + log gamma_t - m_t)` is
-#: then 0 without a `where` (finite: onnxruntime's `Exp` gives NaN at
-#: `-inf`).
+#: `l` of the log form's empty state (nothing attended): the first step's
+#: `sigmoid(log a_1 - l)` is then 1 without a `where` (finite: onnxruntime's
+#: `Exp` and `Sigmoid` give NaN at `-inf`).
 EMPTY_LOG_SCALE = -0.5 * float(np.finfo("float32").max)
+
+#: The log form clamps `s_t` at this before the sigmoid (LiteRT's gives NaN
+#: far above it): `sigmoid(20)` is 1 in float32 already.
+SIGMOID_SATURATES = 20.0
 
 #: The plain form clamps `-x_a` at this: `a_t >= 1 / (1 + e^69) = 1.0e-30`,
 #: so that terms below float32's normal range are negligible against `d_t`
@@ -107,7 +129,7 @@ def inference_form(cell):
         cell: any recurrent cell.
 
     Returns:
-        `"plain"` (sigmoid attention), `"scaled"` (`exp`, `softplus`) for an
+        `"plain"` (sigmoid attention), `"log"` (`exp`, `softplus`) for an
         RWA/RDA/ParallelRDA cell computing in its compute dtype, else None
         (ReLU attention, mixed precision, other cells: the training form).
     """
@@ -118,7 +140,7 @@ def inference_form(cell):
     if cell.attention_activation == "sigmoid":
         return "plain"
     if cell.attention_activation in ("exp", "softplus"):
-        return "scaled"
+        return "log"
     return None
 
 
@@ -133,40 +155,33 @@ def _softplus(x):
     return ops.relu(x) + ops.log(1.0 + ops.exp(-ops.abs(x)))
 
 
-def _stream_weights(cell):
-    """`(kernel, bias)` of the stream's one projection of `[x_t, h_{t-1}]`:
-    `[input_dim (+ units), k * units]` and `[k * units]` (or None), blocks
-    `u, g, a(, gamma)`, the `u` block's rows for `h` zero, and the columns
-    that the form takes negated negated (a constant for the exporters)."""
-    units, k = cell.units, cell.num_blocks
-    kernel = cell.kernel
-    if cell.gates_read_hidden:
-        zeros = ops.zeros((units, units), dtype=kernel.dtype)
-        recurrent = ops.concatenate([zeros, cell.recurrent_kernel], axis=-1)
-        kernel = ops.concatenate([kernel, recurrent], axis=0)
-    signs = np.ones(k * units, dtype=keras.backend.standardize_dtype(kernel.dtype))
-    form = inference_form(cell)
-    if form == "plain":
-        signs[2 * units :] = -1.0  # -x_a, -x_gamma
+def _signs(cell, dtype):
+    """`[k * units]`: -1 on the columns the form takes negated (`-x_a` and
+    `-x_gamma` in the plain form, `-x_gamma` in the log form), else 1."""
+    units = cell.units
+    signs = np.ones(cell.num_blocks * units, dtype=dtype)
+    if inference_form(cell) == "plain":
+        signs[2 * units :] = -1.0
     elif cell.discount:
-        signs[3 * units :] = -1.0  # -x_gamma
-    kernel = kernel * signs
-    bias = cell.bias * signs if cell.use_bias else None
-    return kernel, bias
+        signs[3 * units :] = -1.0
+    return signs
 
 
 def _project(cell, inputs, hidden):
     """`(u, g, rest)`: `[batch, units]` twice and the attention (and
     discount) pre-activations `[batch, (k - 2) * units]`, signed as
-    `_stream_weights` says."""
-    kernel, bias = _stream_weights(cell)
-    if hidden is not None:
-        inputs = ops.concatenate([inputs, hidden], axis=-1)
-    projected = ops.matmul(inputs, kernel)
-    if bias is not None:
-        projected = projected + bias
+    `_signs` says: `x_t W_x + b` for every block, plus `h_{t-1} W_h` for
+    the blocks after `u` (the gates that read `h`)."""
     units = cell.units
-    return ops.split(projected, [units, 2 * units], axis=-1)
+    signs = _signs(cell, keras.backend.standardize_dtype(cell.kernel.dtype))
+    projected = ops.matmul(inputs, cell.kernel * signs)
+    if cell.use_bias:
+        projected = projected + cell.bias * signs
+    u, gates = ops.split(projected, [units], axis=-1)
+    if hidden is not None:
+        gates = gates + ops.matmul(hidden, cell.recurrent_kernel * signs[units:])
+    g, rest = ops.split(gates, [units], axis=-1)
+    return u, g, rest
 
 
 def _plain_weights(cell, negated):
@@ -196,48 +211,59 @@ def _log_weights(cell, rest):
     return log_a, neg_log_gamma
 
 
+def _plain_update(cell, rest, denominator):
+    """`(w_t, d_t)` of the plain form."""
+    a, gamma = _plain_weights(cell, rest)
+    if gamma is not None:
+        denominator = gamma * denominator
+    denominator = denominator + a
+    return a / denominator, denominator
+
+
+def _log_update(cell, rest, log_denominator):
+    """`(w_t, l_t)` of the log form."""
+    log_a, neg_log_gamma = _log_weights(cell, rest)
+    past = log_denominator
+    if neg_log_gamma is not None:
+        past = past - neg_log_gamma
+    # LiteRT's `Logistic` gives NaN above about 89 (exp(s) / (1 + exp(s))).
+    weight = ops.sigmoid(ops.minimum(log_a - past, SIGMOID_SATURATES))
+    larger = ops.maximum(weight, 1.0 - weight)
+    return weight, ops.maximum(past, log_a) - ops.log(larger)
+
+
 def inference_step(cell, inputs, states):
     """One step of an RWA/RDA/ParallelRDA cell in its inference form.
 
     Args:
         cell: a built cell that `has_inference_form`.
         inputs: `[batch, input_dim]`, `x_t`.
-        states: the stream state (`to_stream_states`): `[h, n, d]` (plain
-            form) or `[h, n^, d^, m]` (scaled form), without `h` for
-            `ParallelRDACell`; each `[batch, units]`.
+        states: the stream state (`to_stream_states`): `[r, d]` (plain
+            form) or `[r, l]` (log form), each `[batch, units]`.
 
     Returns:
         `(o_t, new_states)`: `[batch, units]` and the stream state at step
         t, in the same order and shapes.
     """
-    if cell.gates_read_hidden:
-        hidden, *sums = states
-    else:
-        hidden, sums = None, list(states)
+    average, scale = states
+    hidden = cell.hidden_from_average(average) if cell.gates_read_hidden else None
     u, g, rest = _project(cell, inputs, hidden)
     features = u * ops.tanh(g)
     if inference_form(cell) == "plain":
-        numerator, denominator = sums
-        a, gamma = _plain_weights(cell, rest)
-        if gamma is not None:
-            numerator, denominator = gamma * numerator, gamma * denominator
-        numerator = numerator + features * a
-        denominator = denominator + a
-        new_sums = [numerator, denominator]
+        weight, scale = _plain_update(cell, rest, scale)
     else:
-        numerator, denominator, log_scale = sums
-        log_a, neg_log_gamma = _log_weights(cell, rest)
-        past = log_scale if neg_log_gamma is None else log_scale - neg_log_gamma
-        new_scale = ops.maximum(past, log_a)
-        past_weight = ops.exp(past - new_scale)
-        new_weight = ops.exp(log_a - new_scale)
-        numerator = numerator * past_weight + features * new_weight
-        denominator = denominator * past_weight + new_weight
-        new_sums = [numerator, denominator, new_scale]
-    new_hidden = cell.hidden_from_average(numerator / denominator)
-    if cell.gates_read_hidden:
-        new_sums.insert(0, new_hidden)
-    return cell.output_from_hidden(new_hidden), new_sums
+        weight, scale = _log_update(cell, rest, scale)
+    average = average + (features - average) * weight
+    return cell.output_from_hidden(cell.hidden_from_average(average)), [average, scale]
+
+
+def attended(cell, states):
+    """`[batch, units]` booleans: where the stream state has attended
+    something (`d > 0`), for the output a masked step repeats."""
+    _, scale = states
+    if inference_form(cell) == "plain":
+        return scale > 0
+    return scale > 0.5 * EMPTY_LOG_SCALE
 
 
 # ------------------------------------------------------------ the boundary
@@ -247,14 +273,12 @@ def _numpy(states):
     return [np.asarray(ops.convert_to_numpy(s)) for s in states]
 
 
-def _hidden_of_empty(cell, hidden, denominator):
-    """`h` with `f_h(s0)` where nothing has been attended (`d = 0`), as the
-    training form reads it (`BaseRDACell.read_hidden_state`)."""
+def _empty_average(cell, like):
+    """`r` of the empty state: `s0` where learned, else 0."""
     if cell.initial_state is None:
-        return hidden
-    s0 = np.asarray(ops.convert_to_numpy(cell.initial_state), hidden.dtype)
-    h0 = s0 if cell.hidden_activation == "linear" else np.tanh(s0)
-    return np.where(denominator > 0, hidden, h0).astype(hidden.dtype)
+        return np.zeros_like(like)
+    s0 = np.asarray(ops.convert_to_numpy(cell.initial_state), like.dtype)
+    return np.broadcast_to(s0, like.shape)
 
 
 def to_stream_states(cell, states):
@@ -263,30 +287,25 @@ def to_stream_states(cell, states):
     Args:
         cell: a built cell that `has_inference_form`.
         states: its state (`get_initial_state`, a sequence layer's
-            `return_state`), arrays `[batch, units]`.
+            `return_state`), arrays `[batch, units]` (no `h` for
+            `ParallelRDACell`).
 
     Returns:
-        NumPy arrays: `[h, n, d]` with `n = n^ exp(m)`, `d = d^ exp(m)`
-        (plain form), or `[h, n^, d^, m]` with `m = EMPTY_LOG_SCALE` where `d^ = 0`
-        (scaled form, `EMPTY_LOG_SCALE`: about `-1.7e38`); `h = f_h(s0)`
-        where `d^ = 0`; no `h` without one.
+        NumPy arrays `[r, d]` with `r = n^ / d^` (`s0` or 0 where
+        `d^ = 0`) and `d = d^ exp(m)` (plain form), or `[r, l]` with
+        `l = log d^ + m` (`EMPTY_LOG_SCALE` where `d^ = 0`, log form).
     """
     states = _numpy(states)
-    if cell.gates_read_hidden:
-        hidden, numerator, denominator, log_scale = states
-        hidden = [_hidden_of_empty(cell, hidden, denominator)]
-    else:
-        hidden = []
-        numerator, denominator, log_scale = states
+    numerator, denominator, log_scale = states[-3:]
     dtype = numerator.dtype
+    empty = denominator <= 0
+    safe = np.where(empty, 1.0, denominator)
+    average = np.where(empty, _empty_average(cell, numerator), numerator / safe)
     if inference_form(cell) == "plain":
-        scale = np.exp(log_scale.astype("float64"))
-        return hidden + [
-            (numerator * scale).astype(dtype),
-            (denominator * scale).astype(dtype),
-        ]
-    log_scale = np.where(denominator > 0, log_scale, EMPTY_LOG_SCALE).astype(dtype)
-    return hidden + [numerator, denominator, log_scale]
+        scale = denominator * np.exp(log_scale.astype("float64"))
+    else:
+        scale = np.where(empty, EMPTY_LOG_SCALE, np.log(safe) + log_scale)
+    return [average.astype(dtype), scale.astype(dtype)]
 
 
 def to_sequence_states(cell, states):
@@ -298,18 +317,25 @@ def to_sequence_states(cell, states):
 
     Returns:
         NumPy arrays for the sequence layer's `initial_state` (or the
-        cell's step): the plain form's sums with `m = 0`, the scaled
-        form's with `m = 0` where nothing has been attended.
+        cell's step): `h = f_h(r)` (none for `ParallelRDACell`), and
+        `n^ = r d`, `d^ = d`, `m = 0` (plain form) or `n^ = r`, `d^ = 1`,
+        `m = l` (log form; all 0 where nothing has been attended).
     """
-    states = _numpy(states)
-    hidden = [states.pop(0)] if cell.gates_read_hidden else []
+    average, scale = _numpy(states)
+    dtype = average.dtype
     if inference_form(cell) == "plain":
-        numerator, denominator = states
-        log_scale = np.zeros_like(denominator)
+        numerator, denominator = average * scale, scale
+        log_scale = np.zeros_like(scale)
     else:
-        numerator, denominator, log_scale = states
-        log_scale = np.where(denominator > 0, log_scale, 0.0).astype(log_scale.dtype)
-    return hidden + [numerator, denominator, log_scale]
+        full = scale > 0.5 * EMPTY_LOG_SCALE
+        numerator = np.where(full, average, 0.0)
+        denominator = full.astype(dtype)
+        log_scale = np.where(full, scale, 0.0)
+    sums = [s.astype(dtype) for s in (numerator, denominator, log_scale)]
+    if not cell.gates_read_hidden:
+        return sums
+    hidden = ops.convert_to_numpy(cell.hidden_from_average(average))
+    return [np.asarray(hidden, dtype)] + sums
 
 
 class InferenceStep(keras.layers.Layer):

@@ -344,6 +344,13 @@ def _held_output(cell, form, states):
     if isinstance(cell, BaseRDACell):
         if cell.attention_activation == "relu" and cell.initial_state is not None:
             return None  # empty again after a step: h = f_h(s0), not 0
+        if form is not None:
+            average = states[0]
+            output = cell.output_from_hidden(cell.hidden_from_average(average))
+            if cell.initial_state is None:
+                return output
+            full = ops.cast(inference.attended(cell, states), output.dtype)
+            return full * output
         if cell.gates_read_hidden:
             hidden, denominator = states[0], states[2]
         else:
