@@ -8,7 +8,6 @@ from keras import ops
 from keras_rda.cells.base_cell import BaseCell
 from keras_rda.ops import associative as aops
 from keras_rda.utils import validation
-from keras_rda.utils.initializers import independent
 
 UPDATES = ("elementwise", "row_col", "gated")
 
@@ -86,7 +85,8 @@ class WeiNetCell(BaseCell):
     Initialisation (the paper's appendix): `A_0 = 0`; `W_A ~ N(0.9, 0.1)`,
     `W_h ~ N(0.5, 0.1)`, `W_AH ~ N(0, 0.1)`; "the rest of the network
     parameters" `N(0, 0.1)`: `W_C`, `W_D`, the router's `w` and the biases
-    `b_C`, `b_D`; layer-norm gain 1, bias 0.
+    `b_C`, `b_D`; layer-norm gain 1, bias 0. `decay_initializer` replaces
+    the draw of `W_A`.
 
     Decisions where the paper is ambiguous (and why):
     - Layer normalisation "right after generating e" is applied to the
@@ -275,7 +275,9 @@ class WeiNetCell(BaseCell):
         # argument existed (the same weights under `set_random_seed`).
         self.decay_initializer = None
         if decay_initializer is not None:
-            self.decay_initializer = _initializer("decay_initializer", decay_initializer)
+            self.decay_initializer = _initializer(
+                "decay_initializer", decay_initializer
+            )
         k, h = self.num_memories, self.units
         self.state_size = [h, h, k * h * h] + ([k] if router else [])
         self.output_size = h
@@ -313,7 +315,7 @@ class WeiNetCell(BaseCell):
                     self.add_cell_weight(
                         f"{term}_{side}",
                         (k, h),
-                        init if given is None else independent(given, side),
+                        init if given is None else given,
                         "recurrent",
                     )
                     for side in ("col", "row")

@@ -122,6 +122,81 @@ def test_initialisation_follows_appendix():
     )
 
 
+def decay_products(cell):
+    """`W_A` as `[K, units, units]` (the product `c r^T` for "row_col")."""
+    w = ref.weights_by_name(cell)
+    return ref.weinet_memory_weights(w, cell.update)["decay"]
+
+
+NARROW = {"class_name": "RandomNormal", "config": {"mean": 0.9, "stddev": 0.01}}
+# For "row_col": factors whose product c_i r_j has mean 0.9, spread 0.01.
+NARROW_FACTORS = {
+    "class_name": "RandomNormal",
+    "config": {"mean": 0.9**0.5, "stddev": 0.01 / 1.8**0.5},
+}
+
+
+@pytest.mark.parametrize("update", ["elementwise", "row_col", "gated"])
+def test_decay_initializer_default_is_the_appendix(update):
+    # None is the appendix's W_A ~ N(0.9, 0.1); the same draw as no argument.
+    keras.utils.set_random_seed(3)
+    cell = WeiNetCell(50, update=update, decay_initializer=None)
+    cell.build((None, 7))
+    keras.utils.set_random_seed(3)
+    plain = WeiNetCell(50, update=update)
+    plain.build((None, 7))
+    for a, b in zip(cell.weights, plain.weights):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    decay = decay_products(cell)
+    assert abs(decay.mean() - 0.9) < 0.02
+    # The factor form matches the spread to first order only (0.087 here).
+    assert abs(decay.std() - 0.1) < (0.02 if update == "row_col" else 0.01)
+    assert cell.decay_initializer is None
+    assert cell.get_config()["decay_initializer"] is None
+
+
+@pytest.mark.parametrize(
+    "update,init",
+    [
+        ("elementwise", NARROW),
+        ("gated", NARROW),
+        ("row_col", NARROW_FACTORS),
+    ],
+)
+def test_decay_initializer_takes_effect_on_decay_only(update, init):
+    keras.utils.set_random_seed(3)
+    cell = WeiNetCell(50, update=update, decay_initializer=init)
+    cell.build((None, 7))
+    decay = decay_products(cell)
+    assert abs(decay.mean() - 0.9) < 0.005
+    assert abs(decay.std() - 0.01) < 0.002  # the appendix's is 0.1
+    write = ref.weinet_memory_weights(ref.weights_by_name(cell), update)["write"]
+    assert abs(write.mean() - 0.5) < 0.05 and write.std() > 0.05
+    if update == "row_col":
+        # Two independent draws, not one vector used twice.
+        col, row = (np.asarray(v) for v in cell.memory_weights["decay"])
+        assert not np.allclose(col, row)
+
+
+def test_decay_initializer_instance_and_seeded_draws_repeat():
+    init = keras.initializers.Constant(0.5)
+    cell = WeiNetCell(UNITS, decay_initializer=init)
+    cell.build((None, INPUT_DIM))
+    np.testing.assert_array_equal(decay_products(cell), np.full((1, 4, 4), 0.5))
+    seeded = keras.initializers.RandomNormal(0.9, 0.01, seed=7)
+    draws = []
+    for _ in range(2):
+        rc = WeiNetCell(UNITS, update="row_col", decay_initializer=seeded)
+        rc.build((None, INPUT_DIM))
+        draws.append(decay_products(rc))
+        # A seeded initializer called twice draws the same values: the
+        # factors must still differ (`add_cell_weight` derives a seed per
+        # weight).
+        col, row = (np.asarray(v) for v in rc.memory_weights["decay"])
+        assert not np.allclose(col, row)
+    np.testing.assert_array_equal(draws[0], draws[1])
+
+
 def test_memory_decays_with_zero_controller_output():
     """With h_t = 0, eq. 5 reduces to A_t = W_A * A_{t-1}: A decays."""
     cell = WeiNetCell(UNITS)
@@ -185,6 +260,20 @@ def test_round_trips(tmp_path, rng):
     assert clone.update == "gated" and clone.memory_clip is None
 
 
+def test_decay_initializer_round_trips(tmp_path, rng):
+    config = WeiNetCell(UNITS, decay_initializer=NARROW).get_config()
+    assert config["decay_initializer"]["class_name"] == "RandomNormal"
+    assert config["decay_initializer"]["config"]["stddev"] == 0.01
+    clone = WeiNetCell.from_config(config)
+    assert isinstance(clone.decay_initializer, keras.initializers.RandomNormal)
+    assert clone.decay_initializer.get_config()["mean"] == 0.9
+    inputs = keras.Input((None, INPUT_DIM))
+    cell = WeiNetCell(UNITS, update="row_col", decay_initializer=NARROW_FACTORS)
+    model = keras.Model(inputs, keras.layers.RNN(cell)(inputs))
+    x = rng.normal(size=(BATCH, 6, INPUT_DIM)).astype("float32")
+    ref.assert_round_trips(model, x, tmp_path)
+
+
 def test_works_in_stacked_and_bidirectional(rng):
     x = rng.normal(size=(BATCH, 4, INPUT_DIM)).astype("float32")
     stacked = keras.layers.RNN(
@@ -206,6 +295,12 @@ def test_works_in_stacked_and_bidirectional(rng):
         ({"units": 4, "router": "yes"}, "router"),
         ({"units": 4, "update_activation": "relu"}, "update_activation"),
         ({"units": 4, "memory_clip": -1.0}, "memory_clip"),
+        ({"units": 4, "decay_initializer": "narrow_normal"}, "decay_initializer"),
+        ({"units": 4, "decay_initializer": 0.9}, "decay_initializer"),
+        (
+            {"units": 4, "decay_initializer": {"class_name": "NoSuchInit"}},
+            "decay_initializer",
+        ),
     ],
 )
 def test_bad_arguments_raise(kwargs, argument):
