@@ -245,7 +245,7 @@ def inference_step(cell, inputs, states):
         `(o_t, new_states)`: `[batch, units]` and the stream state at step
         t, in the same order and shapes.
     """
-    average, scale = states
+    average, scale = (ops.convert_to_tensor(s, cell.compute_dtype) for s in states)
     hidden = cell.hidden_from_average(average) if cell.gates_read_hidden else None
     u, g, rest = _project(cell, inputs, hidden)
     features = u * ops.tanh(g)

@@ -57,9 +57,10 @@ def _activation(x, name):
     return np.tanh(x) if name == "tanh" else x
 
 
-def reference(cell, x):
+def reference(cell, x, sums=None):
     """The unit's equations (RDA paper section 5; RWA paper eq. 2-7) in
-    float64, without rescaling: outputs `[B, T, units]`."""
+    float64, without rescaling: outputs `[B, T, units]`. A list `sums`
+    receives `(h, n, d)` before each step."""
     kernel = np.asarray(cell.kernel, "float64")
     bias = np.asarray(cell.bias, "float64") if cell.use_bias else 0.0
     units, steps = cell.units, x.shape[1]
@@ -73,6 +74,8 @@ def reference(cell, x):
     d = np.zeros_like(h)
     outputs = []
     for t in range(steps):
+        if sums is not None:
+            sums.append((h, n, d))
         pre = x[:, t].astype("float64") @ kernel + bias
         if cell.gates_read_hidden:
             recurrent = np.asarray(cell.recurrent_kernel, "float64")
@@ -151,26 +154,62 @@ def test_the_inference_form_equals_the_training_form(name):
         want, want_states = stream(training_step, cell, x, start)
         got, got_states = stream_inference(cell, x, start)
         assert np.all(np.isfinite(got))
-        # Float32 rounding, fed back through h for 60 steps of large inputs
-        # (tanh units amplify it): the inference form is no further from a
-        # float64 run of the equations than the training form is.
-        np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)
-        with np.errstate(all="ignore"):
-            exact = reference(cell, x)  # from h_0: both starts are h_0
-        finite = np.isfinite(exact)
-        assert finite.mean() > 0.9
-        got_error = np.abs(got - exact)[finite].max()
-        want_error = np.abs(want - exact)[finite].max()
-        assert got_error <= 2.0 * want_error + 1e-5, (got_error, want_error)
-        # The averages n/d agree; the sums themselves differ in scale
+        # Float32 rounding, fed back through h for 60 steps of large inputs:
+        # rows 0 and 2 contract it; row 1's inputs (x 15 from step 30) grow
+        # any rounding a thousandfold in either form, which the one-step
+        # comparison below leaves out.
+        np.testing.assert_allclose(got[::2], want[::2], rtol=2e-3, atol=2e-3)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-2, atol=1e-2)
+        # The averages agree; the stream carries r = n / d and d (or log d)
         # (plain n, d against n^ = n exp(-m), d^ = d exp(-m)).
         n, d = got_states[-3:-1]
         n_want, d_want = want_states[-3:-1]
-        np.testing.assert_allclose(n / d, n_want / d_want, rtol=2e-4, atol=1e-4)
+        average, want_average = n / d, n_want / d_want
+        np.testing.assert_allclose(
+            average[::2], want_average[::2], rtol=2e-4, atol=1e-4
+        )
+        np.testing.assert_allclose(average[1], want_average[1], rtol=1e-2, atol=1e-2)
         # The handed-back state continues the stream in the training form.
         later, _ = stream(training_step, cell, later_x, got_states)
         want_later, _ = stream(training_step, cell, later_x, want_states)
-        np.testing.assert_allclose(later, want_later, rtol=2e-4, atol=1e-4)
+        np.testing.assert_allclose(later[::2], want_later[::2], rtol=2e-4, atol=1e-4)
+        np.testing.assert_allclose(later[1], want_later[1], rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("name", sorted(CELLS))
+def test_each_step_is_as_close_to_the_equations_as_the_training_form(name):
+    """One step at a time from the float64 equations' own state (rounded
+    to float32), so that no error is fed back: over every step of a stream
+    with large inputs, the inference form's distance from the equations'
+    next output is at most twice the training form's plus 1e-5 (float32
+    rounding of gate pre-activations that reach 20 here, 2e-6 each, which
+    the two forms sum in different orders)."""
+    cell = built(name)
+    rng = np.random.RandomState(0)
+    x = rng.randn(3, 60, FEATURES).astype("float32")
+    x[:, 10:14] *= 12.0
+    x[1, 30:] *= 15.0
+    sums = []
+    with np.errstate(all="ignore"):
+        exact = reference(cell, x, sums)
+    got_error = want_error = 0.0
+    for t, (_, n, d) in enumerate(sums):
+        if not (np.all(np.isfinite(exact[:, t])) and np.all(d > 1e-30) or t == 0):
+            continue
+        if t == 0:
+            states = inference.to_stream_states(cell, cell.get_initial_state(3))
+        else:
+            # The stream's state `[r, d]` or `[r, log d]`, rounded once from
+            # float64; the training form's state converted from it, so that
+            # both forms start from the same float32 numbers.
+            scale = d if inference.inference_form(cell) == "plain" else np.log(d)
+            states = [np.asarray(v, "float32") for v in (n / d, scale)]
+        got, _ = inference.inference_step(cell, x[:, t], states)
+        start = inference.to_sequence_states(cell, states)
+        want, _ = training_step(cell, x[:, t], start)
+        got_error = max(got_error, np.abs(np.asarray(got) - exact[:, t]).max())
+        want_error = max(want_error, np.abs(np.asarray(want) - exact[:, t]).max())
+    assert got_error <= 2.0 * want_error + 1e-5, (got_error, want_error)
 
 
 def reference_log_domain(cell, x, floor=None):
