@@ -108,10 +108,13 @@ if args.quick and not (args.data_path or os.environ.get("KERAS_RDA_DATA_DIR")):
     words = [f"w{i}" for i in range(50)]
     texts = [" ".join(rng.choice(words, 10)) for _ in range(40)]
     labels = rng.integers(0, 4, 40)
-    path = os.path.join(tempfile.mkdtemp(), "random.csv")
-    with open(path, "w") as f:
+    # One fixed path (the same seeded corpus every time), so that a rerun
+    # with --checkpoint-dir is the same run and resumes.
+    path = os.path.join(tempfile.gettempdir(), "keras_rda_random_corpus.csv")
+    with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), delete=False) as f:
         for text, label in zip(texts, labels):
             f.write(f'"{label + 1}","{text}"\n')
+    os.replace(f.name, path)  # whole, also with two runs at once
     args.data_path = path
 
 data = text_classification(
