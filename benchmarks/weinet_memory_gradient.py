@@ -21,7 +21,8 @@ the paper's size (50 units, the appendix's initialisation, the zoo's
 
 With `--decay-stddev` the decay weight `W_A` starts from N(0.9, s) instead
 of the appendix's N(0.9, 0.1) (one of the cheap hypotheses: the
-initialisation's spread).
+initialisation's spread), through the cell's `decay_initializer`, the
+argument a training run passes as `--model-arg decay_initializer=...`.
 
 Run:
 
@@ -45,23 +46,31 @@ from keras_rda.ops import associative as aops  # noqa: E402
 STEPS_BACK = (0, 2, 8, 20, 28, 48)
 
 
+def decay_initializer(model, decay_stddev):
+    """The cell's `decay_initializer` for `W_A ~ N(0.9, decay_stddev)`, or
+    None (the appendix's start) when `decay_stddev` is None.
+
+    For "weinet-rc", `W_A = c r^T` and the initializer draws each factor:
+    N(sqrt(0.9), s / sqrt(1.8)) gives the product mean 0.9 and spread s
+    (first order; the cell's own factor start for the appendix's 0.1).
+    """
+    if decay_stddev is None:
+        return None
+    if model == "weinet-rc":
+        mean, stddev = np.sqrt(0.9), decay_stddev / np.sqrt(1.8)
+    else:
+        mean, stddev = 0.9, decay_stddev
+    return keras.initializers.RandomNormal(mean=float(mean), stddev=float(stddev))
+
+
 def build(model, length, seed, decay_stddev):
     """The zoo model, built for associative recall of `length`; returns
-    `(cell, readout)`."""
+    `(task, cell, readout)`."""
     keras.utils.set_random_seed(seed)
     task = get_task("associative-recall", length=length)
-    net = get_model_spec(model).build(task, units=50)
-    cell = net.get_layer("rnn").cell
-    if decay_stddev is not None:
-        rng = np.random.default_rng(seed)
-        for weight in cell.weights:
-            if weight.path.split("/")[-1] in ("decay_col", "decay_row"):
-                # c_i r_j with mean 0.9 and spread decay_stddev (first order).
-                mean, spread = np.sqrt(0.9), decay_stddev / np.sqrt(1.8)
-                weight.assign(mean + spread * rng.standard_normal(weight.shape))
-            elif weight.path.split("/")[-1] == "decay_weight":
-                weight.assign(0.9 + decay_stddev * rng.standard_normal(weight.shape))
-    return task, cell, net.get_layer("readout")
+    init = decay_initializer(model, decay_stddev)
+    net = get_model_spec(model).build(task, units=50, decay_initializer=init)
+    return task, net.get_layer("rnn").cell, net.get_layer("readout")
 
 
 def memory_gradients(task, cell, readout, x, y):
