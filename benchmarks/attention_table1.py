@@ -199,7 +199,12 @@ def write_record(args, argv, columns, rows, trials):
         ],
     }
     path = write_table_record(
-        args.json, table, script_command(argv), append=args.append, trials=trials
+        args.json,
+        table,
+        script_command(argv),
+        append=args.append,
+        seeds=[args.seed],
+        trials=trials,
     )
     print(f"record: {path}")
 
