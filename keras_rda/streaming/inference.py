@@ -22,8 +22,9 @@ a convex combination (`0 < w_t <= 1`): the new `r_t` lies between
 every form is two tensors, `[r, d]` or `[r, l]`, each `[batch, units]`;
 `h_{t-1} = f_h(r_{t-1})` (the RDA's default `f_h` is the identity, so
 `h` is `r` itself). The empty state (nothing attended) holds `r = s0`
-(0 without a learned `s0`), so `h_0 = f_h(s0)` with no `where`, and the
-first step gives `w_1 = 1`, `r_1 = z_1`.
+(without a learned `s0`: `f_h^-1(h_0)` of a given `h_0`, else 0), so the
+step reads `h_0` with no `where`, and the first step gives `w_1 = 1`,
+`r_1 = z_1`.
 
 The gate pre-activations take two matrix products, `x_t W_x` for every
 block and `h_{t-1} W_h` for the blocks that read `h` (`u` reads `x_t`
@@ -273,12 +274,20 @@ def _numpy(states):
     return [np.asarray(ops.convert_to_numpy(s)) for s in states]
 
 
-def _empty_average(cell, like):
-    """`r` of the empty state: `s0` where learned, else 0."""
-    if cell.initial_state is None:
+def _empty_average(cell, like, hidden):
+    """`r` of an empty state (`d = 0`), so that `f_h(r)` is the `h_{t-1}`
+    the training form reads there (`BaseRDACell.read_hidden_state`): `s0`
+    where learned, else the stored `h` through `f_h`'s inverse (a seeded
+    `initial_state`), else 0 (no `h`: `ParallelRDACell`)."""
+    if cell.initial_state is not None:
+        s0 = np.asarray(ops.convert_to_numpy(cell.initial_state), like.dtype)
+        return np.broadcast_to(s0, like.shape)
+    if hidden is None:
         return np.zeros_like(like)
-    s0 = np.asarray(ops.convert_to_numpy(cell.initial_state), like.dtype)
-    return np.broadcast_to(s0, like.shape)
+    if cell.hidden_activation == "tanh":
+        largest = np.nextafter(np.float32(1), np.float32(0))
+        return np.arctanh(np.clip(hidden, -largest, largest))
+    return hidden
 
 
 def to_stream_states(cell, states):
@@ -291,16 +300,19 @@ def to_stream_states(cell, states):
             `ParallelRDACell`).
 
     Returns:
-        NumPy arrays `[r, d]` with `r = n^ / d^` (`s0` or 0 where
-        `d^ = 0`) and `d = d^ exp(m)` (plain form), or `[r, l]` with
-        `l = log d^ + m` (`EMPTY_LOG_SCALE` where `d^ = 0`, log form).
+        NumPy arrays `[r, d]` with `r = n^ / d^` (where `d^ = 0`: `s0`,
+        else `h` through `f_h`'s inverse, as the training form reads `h`)
+        and `d = d^ exp(m)` (plain form), or `[r, l]` with `l = log d^ + m`
+        (`EMPTY_LOG_SCALE` where `d^ = 0`, log form).
     """
     states = _numpy(states)
     numerator, denominator, log_scale = states[-3:]
+    hidden = states[0] if cell.gates_read_hidden else None
     dtype = numerator.dtype
     empty = denominator <= 0
     safe = np.where(empty, 1.0, denominator)
-    average = np.where(empty, _empty_average(cell, numerator), numerator / safe)
+    empty_average = _empty_average(cell, numerator, hidden)
+    average = np.where(empty, empty_average, numerator / safe)
     if inference_form(cell) == "plain":
         scale = denominator * np.exp(log_scale.astype("float64"))
     else:

@@ -212,6 +212,27 @@ def test_each_step_is_as_close_to_the_equations_as_the_training_form(name):
     assert got_error <= 2.0 * want_error + 1e-5, (got_error, want_error)
 
 
+@pytest.mark.parametrize("name", sorted(CELLS))
+def test_a_given_hidden_state_with_empty_sums_is_read_as_the_training_form_reads_it(
+    name,
+):
+    """An `initial_state` `[h_0, 0, 0, 0]` (a decoder seeded with an
+    encoder's `h`): the training form reads `h_0` where no `s0` is learned
+    and `f_h(s0)` where one is; the stream reads the same."""
+    cell = built(name)
+    rng = np.random.RandomState(2)
+    x = rng.randn(2, 6, FEATURES).astype("float32")
+    start = [np.zeros((2, UNITS), "float32") for _ in cell.state_size]
+    if cell.gates_read_hidden:
+        start[0] = np.tanh(rng.randn(2, UNITS)).astype("float32")
+    want, want_states = stream(training_step, cell, x, start)
+    got, got_states = stream_inference(cell, x, start)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    n, d = got_states[-3:-1]
+    n_want, d_want = want_states[-3:-1]
+    np.testing.assert_allclose(n / d, n_want / d_want, rtol=1e-5, atol=1e-5)
+
+
 def reference_log_domain(cell, x, floor=None):
     """The equations in float64 with the sums kept as `log n+`, `log n-`,
     `log d` (exact for any weight, also below float64's range): outputs
