@@ -457,7 +457,10 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         """
         length = inputs.shape[0]
         reads = self._controller_reads(state.read_vectors)
-        held = ops.broadcast_to(reads[None], (length,) + tuple(ops.shape(reads)))
+        # `tile`, not `broadcast_to`: its gradient needs only the constant
+        # `length`, where `broadcast_to`'s needs the traced batch size, which
+        # XLA cannot fold inside the interval loop's gradient.
+        held = ops.tile(reads[None], (length, 1, 1))  # [S, B, R * W]
         first = tree.flatten(state.controller)
         keep_hidden = self.cache_size is not None
         step = lstm_step_with_held_reads(self.controller, reads)
@@ -584,9 +587,19 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         query = ops.matmul(hidden, self.cache_query_kernel) + ops.matmul(
             read_vectors, self.cache_read_kernel
         )
-        keys = ops.matmul(cache, self.cache_key_kernel)
-        scores = ops.matmul(ops.tanh(keys + query[:, None, :]), self.cache_score_kernel)
-        alpha = ops.softmax(scores[:, :, 0], axis=-1)
+        # 2-D products only: TensorFlow multiplies `[B, L, H]` by a matrix
+        # with a `tensordot` whose permutation is computed when the batch
+        # size is unknown, and XLA cannot compile its gradient inside the
+        # interval loop (`DNC(loop_intervals=True)`).
+        hidden_size, key_size = self.cache_key_kernel.shape
+        keys = ops.reshape(
+            ops.matmul(ops.reshape(cache, (-1, hidden_size)), self.cache_key_kernel),
+            (-1, self.cache_size, key_size),
+        )  # [B, L, H]
+        scores = ops.sum(
+            ops.tanh(keys + query[:, None, :]) * self.cache_score_kernel[:, 0], axis=-1
+        )  # [B, L]
+        alpha = ops.softmax(scores, axis=-1)
         return ops.sum(alpha[:, :, None] * cache, axis=1)
 
     def _flat_reads(self, read_vectors):

@@ -349,13 +349,15 @@ def test_interval_loop_equals_rnn_of_its_cell(kind, schedule, loop_intervals, rn
 def test_interval_loop_trains_under_xla_and_round_trips(kind, rng):
     # Cached Uniform Writing: the encoding phase is 3 intervals
     # of 3 steps in one loop, whose gradient XLA must compile (TensorFlow's
-    # did not while the held reads were tiled with `ops.repeat`).
+    # did not while the held reads were tiled with `ops.repeat`, nor with
+    # `ops.broadcast_to` when the traced batch size is unknown: 5 samples in
+    # batches of 4, as `fit` traces a last, smaller batch).
     layer = _layer(
         kind, SCHEDULES["cached_uniform"], return_state=False, loop_intervals=True
     )
     model = keras.Sequential([keras.Input((T, 3)), layer])
     model.compile(keras.optimizers.Adam(1e-2), "mse", jit_compile=True)
-    x = rng.normal(size=(4, T, 3)).astype("float32")
+    x = rng.normal(size=(5, T, 3)).astype("float32")
     history = model.fit(x, x, batch_size=4, epochs=2, verbose=0)
     assert np.all(np.isfinite(history.history["loss"]))
     config = layer.get_config()
