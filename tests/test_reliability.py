@@ -118,6 +118,44 @@ def test_numpy_booleans_are_booleans(name, argument, default):
         assert config[argument] is default
 
 
+# ------------------------------------------------- initializers Keras can't read
+
+# Every `*_initializer` argument a public class names in its signature.
+INITIALIZER_ARGUMENTS = [
+    (cls.__name__, p.name)
+    for cls in PUBLIC_CLASSES
+    for p in _parameters(cls)
+    if p.name.endswith("_initializer")
+]
+
+
+def test_the_initializer_arguments_are_found():
+    found = set(INITIALIZER_ARGUMENTS)
+    assert {
+        ("RDACell", "kernel_initializer"),
+        ("RWA", "initial_state_initializer"),
+        ("WeiNetCell", "decay_initializer"),
+        ("FastWeightsCell", "recurrent_initializer"),
+        ("FeedForwardAttention", "bias_initializer"),
+        ("DNCCell", "kernel_initializer"),
+    } <= found
+    assert len(found) > 25
+
+
+@pytest.mark.parametrize(
+    "name, argument",
+    [pytest.param(n, a, id=f"{n}-{a}") for n, a in INITIALIZER_ARGUMENTS],
+)
+def test_an_initializer_keras_cannot_read_names_the_argument(name, argument):
+    # Keras's own message names the value only; ours also names the argument,
+    # at construction (not when the weights are first built).
+    with pytest.raises(
+        ValueError,
+        match=f"argument `{argument}`, expected a Keras initializer .*got 'no_such'",
+    ):
+        make(getattr(keras_rda, name), **{argument: "no_such"})
+
+
 # ------------------------------------------------- inputs of sequence layers
 
 SEQUENCE_LAYERS = {

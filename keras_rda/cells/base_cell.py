@@ -63,7 +63,7 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
             per sequence, training only) where there is a `recurrent`
             group; any `*_initializer` of `config_arguments` the subclass
             passes on (stored under its name through
-            `keras.initializers.get`, in `config_arguments` order, before
+            `validation.initializer`, in `config_arguments` order, before
             the dropout seed generator is made: the order in which they
             draw their seeds); the rest is passed to `keras.layers.Layer`.
     """
@@ -95,7 +95,7 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
         # global random state, so this order fixes the weights drawn under
         # `keras.utils.set_random_seed`.
         for name, value in initializers.items():
-            setattr(self, name, keras.initializers.get(value))
+            setattr(self, name, validation.initializer(name, value))
         for name, value in options.items():
             get = (
                 keras.regularizers.get

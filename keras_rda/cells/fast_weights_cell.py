@@ -150,11 +150,16 @@ class FastWeightsCell(BaseCell):
         self.layer_norm = validation.boolean("layer_norm", layer_norm)
         self.activation_name = activation
         self.activation = aops.get_activation(activation)
-        self.kernel_initializer = keras.initializers.get(kernel_initializer)
-        self.recurrent_initializer = keras.initializers.get(
-            recurrent_initializer or keras.initializers.Identity(gain=0.05)
+        self.kernel_initializer = validation.initializer(
+            "kernel_initializer", kernel_initializer
         )
-        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.recurrent_initializer = validation.initializer(
+            "recurrent_initializer",
+            recurrent_initializer or keras.initializers.Identity(gain=0.05),
+        )
+        self.bias_initializer = validation.initializer(
+            "bias_initializer", bias_initializer
+        )
         self.state_size = [self.units, self.units * self.units]
         self.output_size = self.units
 

@@ -110,8 +110,12 @@ class LayerNormLSTMCell(BaseCell):
     ):
         super().__init__(units, **self.base_cell_arguments(locals()), **kwargs)
         self.unit_forget_bias = validation.boolean("unit_forget_bias", unit_forget_bias)
-        self.kernel_initializer = keras.initializers.get(kernel_initializer)
-        self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
+        self.kernel_initializer = validation.initializer(
+            "kernel_initializer", kernel_initializer
+        )
+        self.recurrent_initializer = validation.initializer(
+            "recurrent_initializer", recurrent_initializer
+        )
         self.state_size = [self.units, self.units]
         self.output_size = self.units
 

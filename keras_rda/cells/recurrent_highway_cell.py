@@ -122,8 +122,12 @@ class RecurrentHighwayCell(BaseCell):
             low_inclusive=False,
             high_inclusive=False,
         )
-        self.kernel_initializer = keras.initializers.get(kernel_initializer)
-        self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
+        self.kernel_initializer = validation.initializer(
+            "kernel_initializer", kernel_initializer
+        )
+        self.recurrent_initializer = validation.initializer(
+            "recurrent_initializer", recurrent_initializer
+        )
         self.state_size = [self.units]
         self.output_size = self.units
 

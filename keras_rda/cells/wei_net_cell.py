@@ -38,19 +38,6 @@ def _factor_initializer(mean, stddev):
     return keras.initializers.RandomNormal(mean=0.0, stddev=math.sqrt(stddev))
 
 
-def _initializer(name, value):
-    """`keras.initializers.get(value)`, or the package's `ValueError` naming
-    argument `name` where Keras cannot interpret `value`."""
-    try:
-        return keras.initializers.get(value)
-    except (ValueError, TypeError):
-        raise validation.invalid_value(
-            name,
-            "a Keras initializer (a name, a config dict, an instance or a callable)",
-            value,
-        ) from None
-
-
 @keras.saving.register_keras_serializable(package="keras_rda")
 class WeiNetCell(BaseCell):
     """Cell of WeiNet, an RNN with learned auto-associative memory updates.
@@ -268,14 +255,20 @@ class WeiNetCell(BaseCell):
             )
         self.memory_clip = memory_clip
         default = _matrix_initializer(0.0, 0.1)
-        self.kernel_initializer = keras.initializers.get(kernel_initializer or default)
-        self.router_initializer = keras.initializers.get(router_initializer or default)
-        self.bias_initializer = keras.initializers.get(bias_initializer or default)
+        self.kernel_initializer = validation.initializer(
+            "kernel_initializer", kernel_initializer or default
+        )
+        self.router_initializer = validation.initializer(
+            "router_initializer", router_initializer or default
+        )
+        self.bias_initializer = validation.initializer(
+            "bias_initializer", bias_initializer or default
+        )
         # None keeps the appendix's draw, made in `build` as before the
         # argument existed (the same weights under `set_random_seed`).
         self.decay_initializer = None
         if decay_initializer is not None:
-            self.decay_initializer = _initializer(
+            self.decay_initializer = validation.initializer(
                 "decay_initializer", decay_initializer
             )
         k, h = self.num_memories, self.units

@@ -160,10 +160,12 @@ class FeedForwardAttention(keras.layers.Layer):
         self.units = units
         self.return_attention_scores = return_attention_scores
         self.use_bias = validation.boolean("use_bias", use_bias)
-        self.kernel_initializer = keras.initializers.get(
-            kernel_initializer or paper_initializer()
+        self.kernel_initializer = validation.initializer(
+            "kernel_initializer", kernel_initializer or paper_initializer()
         )
-        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.bias_initializer = validation.initializer(
+            "bias_initializer", bias_initializer
+        )
         self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
         self.bias_regularizer = keras.regularizers.get(bias_regularizer)
         self.kernel_constraint = keras.constraints.get(kernel_constraint)

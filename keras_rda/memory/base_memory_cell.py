@@ -143,8 +143,12 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         self.output_units = validation.positive_int(
             "output_units", output_units, allow_none=True
         )
-        self.kernel_initializer = keras.initializers.get(kernel_initializer)
-        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.kernel_initializer = validation.initializer(
+            "kernel_initializer", kernel_initializer
+        )
+        self.bias_initializer = validation.initializer(
+            "bias_initializer", bias_initializer
+        )
         self.clip_value = (
             None
             if clip_value is None

@@ -277,3 +277,22 @@ def non_negative_number(name, value, allow_none=False):
     if not _is_real(value) or not (np.isfinite(value) and value >= 0):
         raise invalid_value(name, "a finite number >= 0", value)
     return float(value)
+
+
+def initializer(name, value):
+    """`value` as a Keras initializer (`keras.initializers.get`): a name, a
+    config dict, an instance, a callable or None (returned as None).
+
+    Raises:
+        ValueError: naming `name`, where Keras cannot interpret `value`.
+    """
+    import keras
+
+    try:
+        return keras.initializers.get(value)
+    except (ValueError, TypeError):
+        raise invalid_value(
+            name,
+            "a Keras initializer (a name, a config dict, an instance or a callable)",
+            value,
+        ) from None

@@ -61,6 +61,24 @@ def test_boolean_accepts_python_and_numpy_booleans_only():
             validation.boolean("flag", value)
 
 
+def test_initializer_takes_what_keras_reads_and_names_the_argument():
+    import keras
+
+    assert validation.initializer("init", None) is None
+    ones = validation.initializer("init", "ones")
+    assert np.all(keras.ops.convert_to_numpy(ones((2, 2))) == 1.0)
+    normal = validation.initializer(
+        "init", {"class_name": "RandomNormal", "config": {"stddev": 0.1}}
+    )
+    assert isinstance(normal, keras.initializers.RandomNormal)
+    assert normal.stddev == 0.1
+    instance = keras.initializers.Zeros()
+    assert validation.initializer("init", instance) is instance
+    for value in ("no_such", 3, {"class_name": "NoSuch"}):
+        with pytest.raises(ValueError, match="argument `init`, expected a Keras ini"):
+            validation.initializer("init", value)
+
+
 def test_fractions():
     assert validation.fractions("split", [0.5, 0.25, 0.25], 3) == (0.5, 0.25, 0.25)
     for value in ([0.5, 0.5], [0.5, 0.6, -0.1], "abc", None):
