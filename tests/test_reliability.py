@@ -376,7 +376,10 @@ def test_mixed_precision_gradients_are_finite_for_large_inputs(name):
         ]
     )
     x = 1e4 * _inputs(batch=4, steps=steps)
-    y = np.random.default_rng(1).normal(size=(4, 1)).astype(np.float32)
+    # A tensor: PyTorch's `outputs - ndarray` goes through NumPy, off the graph.
+    y = keras.ops.convert_to_tensor(
+        np.random.default_rng(1).normal(size=(4, 1)).astype(np.float32)
+    )
 
     def loss_fn(outputs):
         return keras.ops.mean(keras.ops.square(outputs - y))
