@@ -10,7 +10,8 @@ the paper's size (50 units, the appendix's initialisation, the zoo's
 50:
 
 - the memory's scale at the query: the largest `|A_T|`, the share of its
-  entries at the cell's safeguard clip (`memory_clip`, 100), and the share
+  entries at the cell's safeguard clip (`memory_clip`, 100; `--memory-clip
+  none` removes it, as in the paper), and the share
   of decay weights `W_A + W_AH h_i h_j` above 1 in magnitude (entries that
   grow geometrically);
 - the gradient of the loss with respect to the memory-update weights,
@@ -23,6 +24,14 @@ With `--decay-stddev` the decay weight `W_A` starts from N(0.9, s) instead
 of the appendix's N(0.9, 0.1) (one of the cheap hypotheses: the
 initialisation's spread), through the cell's `decay_initializer`, the
 argument a training run passes as `--model-arg decay_initializer=...`.
+
+With `--path` the gradient is carried between steps along one recurrent
+path only, to find which one makes the first steps' gradient dominate:
+`memory` stops it through the controller's and reader's states
+(`h_{t-1}`, `e_{t-1}` enter each step as constants), so it flows back
+only through `A_{t-1}` in eq. 5; `controller` stops it through
+`A_{t-1}`, so it flows back only through `h` and `e` (eq. 2 and 7).
+`both` is the cell's full gradient.
 
 Run:
 
@@ -44,6 +53,12 @@ from keras_rda.lab.zoo.registry import get_model_spec  # noqa: E402
 from keras_rda.ops import associative as aops  # noqa: E402
 
 STEPS_BACK = (0, 2, 8, 20, 28, 48)
+DEFAULT_CLIP = 100.0  # WeiNetCell's memory_clip
+PATHS = {
+    "both": "memory and controller",
+    "memory": "memory only",
+    "controller": "controller only",
+}
 
 
 def decay_initializer(model, decay_stddev):
@@ -63,23 +78,33 @@ def decay_initializer(model, decay_stddev):
     return keras.initializers.RandomNormal(mean=float(mean), stddev=float(stddev))
 
 
-def build(model, length, seed, decay_stddev):
+def build(model, length, seed, decay_stddev, memory_clip=100.0):
     """The zoo model, built for associative recall of `length`; returns
     `(task, cell, readout)`."""
     keras.utils.set_random_seed(seed)
     task = get_task("associative-recall", length=length)
     init = decay_initializer(model, decay_stddev)
-    net = get_model_spec(model).build(task, units=50, decay_initializer=init)
+    net = get_model_spec(model).build(
+        task, units=50, decay_initializer=init, memory_clip=memory_clip
+    )
     return task, net.get_layer("rnn").cell, net.get_layer("readout")
 
 
-def memory_gradients(task, cell, readout, x, y):
-    """Per-step gradients of the summed loss through the memory update.
+def step_gradients(cell, readout, x, y, path="both"):
+    """The gradient of the summed loss with respect to `W_h`, split by step.
+
+    Args:
+        cell: a built `WeiNetCell` (one memory, no router).
+        readout: the layer from the last `e_T` to the logits.
+        x: inputs `[batch, T, features]`; y: targets `[batch]`.
+        path: the recurrent path the gradient takes between steps, one of
+            `PATHS` (module docstring).
 
     Returns:
-        `(write_grad, memory, decay_above_one)`: `|dL/dW_h^{(t)}|` per
-        example and step `[batch, T]`, the last memory `[batch, K, H, H]`
-        and the share of effective decay weights above 1 at the last step.
+        `(grads, memories, decay)`: `dL/dW_h^{(t)}` for each step and
+        example `[T, batch, K, H, H]` (summed over steps and examples it is
+        `dL/dW_h`), the last memory `[batch, K, H, H]` and the last step's
+        effective decay weights `W_A + W_AH * h_i h_j` `[batch, K, H, H]`.
     """
     import tensorflow as tf
 
@@ -91,25 +116,42 @@ def memory_gradients(task, cell, readout, x, y):
     # One zero perturbation of W_h per example and step: its gradient is the
     # part of dL/dW_h contributed at that step, for that example.
     eps = [tf.Variable(tf.zeros((batch, k, h_units, h_units))) for _ in range(steps)]
+    states = tf.stop_gradient if path == "memory" else tf.identity
+    memory = tf.stop_gradient if path == "controller" else tf.identity
     with tf.GradientTape() as tape:
         h = tf.zeros((batch, h_units))
         e = tf.zeros((batch, h_units))
         memories = tf.zeros((batch, k, h_units, h_units))
         for t in range(steps):
-            h = cell._controller(tf.constant(x[:, t]), e, h)
+            e_prev, h_prev = states(e), states(h)
+            h = cell._controller(tf.constant(x[:, t]), e_prev, h_prev)
             hh = tf.expand_dims(aops.outer(h), 1)
             decay = w_a + w_ah * hh
-            memories = decay * memories + (write + eps[t]) * hh
-            memories = tf.clip_by_value(memories, -cell.memory_clip, cell.memory_clip)
-            e = cell._reader(e, cell._combine(memories, None), h)
+            memories = decay * memory(memories) + (write + eps[t]) * hh
+            if cell.memory_clip is not None:
+                memories = tf.clip_by_value(
+                    memories, -cell.memory_clip, cell.memory_clip
+                )
+            e = cell._reader(e_prev, cell._combine(memories, None), h)
         logits = readout(e)
         loss = tf.reduce_sum(
             keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True)
         )
     grads = tape.gradient(loss, eps)
-    norms = np.stack([np.sqrt((g.numpy() ** 2).sum(axis=(1, 2, 3))) for g in grads], 1)
-    above = float(np.mean(np.abs(decay.numpy()) > 1.0))
-    return norms, memories.numpy(), above
+    return np.stack([g.numpy() for g in grads]), memories.numpy(), decay.numpy()
+
+
+def memory_gradients(cell, readout, x, y, path="both"):
+    """`step_gradients` summarised for the table.
+
+    Returns:
+        `(write_grad, memory, decay_above_one)`: `|dL/dW_h^{(t)}|` per
+        example and step `[batch, T]`, the last memory `[batch, K, H, H]`
+        and the share of effective decay weights above 1 at the last step.
+    """
+    grads, memories, decay = step_gradients(cell, readout, x, y, path)
+    norms = np.sqrt((grads**2).sum(axis=(2, 3, 4))).T
+    return norms, memories, float(np.mean(np.abs(decay) > 1.0))
 
 
 def digit_steps(task, x, y):
@@ -135,6 +177,18 @@ def parse(argv):
         default=None,
         help="spread of W_A's initialisation (the appendix: 0.1)",
     )
+    parser.add_argument(
+        "--memory-clip",
+        type=lambda value: None if value.lower() == "none" else float(value),
+        default=DEFAULT_CLIP,
+        help="the cell's safeguard bound on |A|, or 'none' (the paper has none)",
+    )
+    parser.add_argument(
+        "--path",
+        choices=sorted(PATHS),
+        default="both",
+        help="the recurrent path the gradient takes between steps",
+    )
     parser.add_argument("--json", metavar="PATH", help="write the table record")
     parser.add_argument("--append", action="store_true", help="add rows to --json")
     return parser.parse_args(argv)
@@ -148,9 +202,11 @@ def main(argv=None):
         for length in args.lengths:
             per_seed = []
             for seed in args.seeds:
-                task, cell, readout = build(model, length, seed, args.decay_stddev)
+                task, cell, readout = build(
+                    model, length, seed, args.decay_stddev, args.memory_clip
+                )
                 x, y, _ = task.generate(args.batch_size, np.random.default_rng(seed))
-                norms, memory, above = memory_gradients(task, cell, readout, x, y)
+                norms, memory, above = memory_gradients(cell, readout, x, y, args.path)
                 steps = x.shape[1]
                 back = {
                     kk: float(np.median(norms[:, steps - 1 - kk]))
@@ -163,7 +219,7 @@ def main(argv=None):
                 per_seed.append(
                     (
                         float(np.abs(memory).max()),
-                        float(np.mean(np.abs(memory) >= 0.999 * cell.memory_clip)),
+                        float(np.mean(np.abs(memory) >= 0.999 * DEFAULT_CLIP)),
                         above,
                         back,
                         at_digit,
@@ -175,6 +231,8 @@ def main(argv=None):
                 [
                     model,
                     spread,
+                    "none" if args.memory_clip is None else f"{args.memory_clip:g}",
+                    PATHS[args.path],
                     str(length),
                     f"{med([s[0] for s in per_seed]):.3g}",
                     f"{100 * med([s[1] for s in per_seed]):.1f}",
@@ -187,9 +245,11 @@ def main(argv=None):
     columns = [
         "model",
         "W_A spread",
+        "memory clip",
+        "gradient between steps",
         "length",
         "largest A_T entry",
-        "A_T entries at the clip (%)",
+        "A_T entries at 100 or more (%)",
         "decay above 1 (%)",
         *[f"dL/dW_h, {kk} back" for kk in STEPS_BACK],
         "dL/dW_h at the digit",

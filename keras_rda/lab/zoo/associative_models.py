@@ -37,13 +37,15 @@ def build_weinet(
     update="elementwise",
     router=False,
     decay_initializer=None,
+    memory_clip=100.0,
 ):
     """WeiNet: one learned auto-associative memory (eq. 2, 5-7).
 
     `decay_initializer` is the cell's (W_A of eq. 5; None: the appendix's
     N(0.9, 0.1)); on the command line e.g. `--model-arg
     'decay_initializer={"class_name": "RandomNormal", "config": {"mean":
-    0.9, "stddev": 0.01}}'`.
+    0.9, "stddev": 0.01}}'`. `memory_clip` is the cell's safeguard bound on
+    `|A|` (`--model-arg memory_clip=null` removes it, as in the paper).
     """
     from keras_rda.cells import WeiNetCell
 
@@ -53,6 +55,7 @@ def build_weinet(
         update=update,
         router=router,
         decay_initializer=decay_initializer,
+        memory_clip=memory_clip,
     )
     return sequence_classifier(task, cell, "weinet")
 
@@ -63,12 +66,18 @@ def build_weinet(
     **SETTINGS,
 )
 def build_weinet_row_col(
-    task, units=50, num_memories=1, router=False, decay_initializer=None
+    task,
+    units=50,
+    num_memories=1,
+    router=False,
+    decay_initializer=None,
+    memory_clip=100.0,
 ):
     """WeiNet with the "row and col" memory update of Figure 3.
 
     `decay_initializer` draws each factor of `W_A = c r^T` (the cell's
-    argument; None: the appendix's N(0.9, 0.1) in factor form).
+    argument; None: the appendix's N(0.9, 0.1) in factor form);
+    `memory_clip` as for "weinet".
     """
     from keras_rda.cells import WeiNetCell
 
@@ -78,6 +87,7 @@ def build_weinet_row_col(
         update="row_col",
         router=router,
         decay_initializer=decay_initializer,
+        memory_clip=memory_clip,
     )
     return sequence_classifier(task, cell, "weinet_rc")
 
