@@ -255,7 +255,8 @@ def main(argv=None):
         "dL/dW_h at the digit",
     ]
     notes = [
-        f"Untrained zoo models (50 units, the appendix's initialisation), seeds "
+        f"Untrained zoo models (50 units; the appendix's initialisation but for "
+        "the W_A spread and memory clip of each row), seeds "
         f"{', '.join(map(str, args.seeds))}, one batch of {args.batch_size} "
         "held-out-style sequences each; medians over examples, then over seeds. "
         "dL/dW_h, k back: the norm of the part of d(summed loss)/dW_h "
