@@ -633,6 +633,28 @@ SUMMARY = (
 )
 
 
+# The marker suffix of one paper's summary, for a guide:
+# `<!-- keras-rda report: claims/uw:summary -->`.
+PAPER_SUMMARY = ":summary"
+
+
+def paper_summary_markdown(data):
+    """One paper's summary for a guide: its title, verdict counts and
+    claims record's `summary` (the README's line for that paper).
+
+    Raises:
+        ValueError: a claims record without `summary`.
+    """
+    if not data.get("summary"):
+        raise ValueError(f"claims record of {data.get('title')!r} has no summary")
+    counts = verdict_counts_text(verdict_counts(data))
+    total = len(data["claims"])
+    return (
+        f"**{data['title']}**, what our runs show ({total} claims: {counts}): "
+        f"{data['summary']}"
+    )
+
+
 def claims_records(results_dir):
     """`[(name, record)]` of every claims record in `results_dir/claims/`,
     in file-name order."""

@@ -439,8 +439,9 @@ def rebuild_tables(text, results_dir):
     A marked table is the text between `<!-- keras-rda report: NAME -->`
     and `<!-- /keras-rda report -->`, each at the start of a line, where
     NAME is a record's path in `results_dir` without `.json` (e.g.
-    `multicopy-compare` or `benchmarks/rda_speed`), or `claims`: the
-    summary of every claims record (see `claims.summary_markdown`).
+    `multicopy-compare` or `benchmarks/rda_speed`), `claims`: the
+    summary of every claims record (see `claims.summary_markdown`), or
+    `claims/PAPER:summary`: one paper's (`claims.paper_summary_markdown`).
 
     Returns:
         `(new_text, names)`: the rebuilt text and the record names used.
@@ -452,6 +453,9 @@ def rebuild_tables(text, results_dir):
         names.append(name)
         if name == claims.SUMMARY:
             body = claims.summary_markdown(results_dir) + "\n"
+        elif name.endswith(claims.PAPER_SUMMARY):
+            record = load_record(results_dir, name.removesuffix(claims.PAPER_SUMMARY))
+            body = claims.paper_summary_markdown(record) + "\n"
         else:
             body = render(load_record(results_dir, name), name, results_dir)
         return match.group(1) + body + match.group(4)

@@ -416,3 +416,31 @@ def test_the_commands_on_a_page_parse(page):
             assert (REPO_ROOT / words[1]).is_file(), line
         else:
             pytest.fail(f"{page.name}: unexpected command `{line}`")
+
+
+def test_a_guide_can_show_one_papers_summary(tmp_path):
+    """`claims/PAPER:summary` renders that paper's counts and summary line,
+    from the record, and names a record without a summary."""
+    record = {
+        "title": "X",
+        "summary": "A reproduces; B does not.",
+        "claims": [
+            {"verdict": "reproduced"},
+            {"verdict": "not reproduced"},
+            {"verdict": "not reproduced"},
+        ],
+    }
+    report.write_json(tmp_path / "claims" / "x.json", record)
+    text = (
+        "<!-- keras-rda report: claims/x:summary -->\nold\n"
+        "<!-- /keras-rda report -->\n"
+    )
+    new, names = report.rebuild_tables(text, tmp_path)
+    assert names == ["claims/x:summary"]
+    assert new.splitlines()[1] == (
+        "**X**, what our runs show (3 claims: 1 reproduced, 0 direction only, "
+        "2 not reproduced, 0 not run): A reproduces; B does not."
+    )
+    report.write_json(tmp_path / "claims" / "x.json", dict(record, summary=""))
+    with pytest.raises(ValueError, match="'X' has no summary"):
+        report.rebuild_tables(text, tmp_path)
