@@ -431,10 +431,8 @@ def test_a_guide_can_show_one_papers_summary(tmp_path):
         ],
     }
     report.write_json(tmp_path / "claims" / "x.json", record)
-    text = (
-        "<!-- keras-rda report: claims/x:summary -->\nold\n"
-        "<!-- /keras-rda report -->\n"
-    )
+    marker = "<!-- keras-rda report: claims/x:summary -->"
+    text = f"{marker}\nold\n<!-- /keras-rda report -->\n"
     new, names = report.rebuild_tables(text, tmp_path)
     assert names == ["claims/x:summary"]
     assert new.splitlines()[1] == (
