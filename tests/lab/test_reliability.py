@@ -97,7 +97,7 @@ def test_a_bad_flag_is_one_line_naming_it(argv, flag, got, tmp_path, capsys):
 def test_an_unknown_model_argument_names_the_model_and_what_it_takes(capsys):
     assert main(["train", "copy", "--model", "weinet", "--model-arg", "bogus=3"]) == 2
     err = one_line_error(capsys)
-    keywords = "decay_initializer, num_memories, router, units, update"
+    keywords = "decay_initializer, memory_clip, num_memories, router, units, update"
     assert f"zoo model 'weinet' ({keywords})" in err
     assert main(["train", "copy", "--model-arg", "bogus=3"]) == 2
     err = one_line_error(capsys)
