@@ -40,6 +40,7 @@ Run:
 """
 
 import argparse
+import inspect
 import os
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -48,12 +49,14 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+from keras_rda.cells import WeiNetCell  # noqa: E402
 from keras_rda.lab.tasks import get_task  # noqa: E402
 from keras_rda.lab.zoo.registry import get_model_spec  # noqa: E402
 from keras_rda.ops import associative as aops  # noqa: E402
 
 STEPS_BACK = (0, 2, 8, 20, 28, 48)
-DEFAULT_CLIP = 100.0  # WeiNetCell's memory_clip
+# The cell's own default safeguard bound on |A| (100).
+DEFAULT_CLIP = inspect.signature(WeiNetCell).parameters["memory_clip"].default
 PATHS = {
     "both": "memory and controller",
     "memory": "memory only",
@@ -78,7 +81,7 @@ def decay_initializer(model, decay_stddev):
     return keras.initializers.RandomNormal(mean=float(mean), stddev=float(stddev))
 
 
-def build(model, length, seed, decay_stddev, memory_clip=100.0):
+def build(model, length, seed, decay_stddev, memory_clip=DEFAULT_CLIP):
     """The zoo model, built for associative recall of `length`; returns
     `(task, cell, readout)`."""
     keras.utils.set_random_seed(seed)
