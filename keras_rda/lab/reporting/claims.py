@@ -516,8 +516,8 @@ def is_timing_record(record):
 
 def provenance(record):
     """`(command, commits, seeds)` of a record: its command, the git commits
-    it names (its own, its environments' or its runs'), and the seeds of its
-    runs (or its own `seed`). Missing ones are empty."""
+    it names (its own, its environments' or its runs', in that order), and
+    the seeds of its runs (or its own `seed`). Missing ones are empty."""
     command = record.get("command")
     commits = []
 
@@ -537,7 +537,9 @@ def provenance(record):
             add(run.get("git"))
             command = command or run.get("command")
         seeds = [run.get("seed") for run in runs]
-    elif isinstance(runs, list):
+    elif isinstance(runs, list):  # a record merged from several processes
+        for run in runs:  # may name each run's commit
+            add(run.get("git"))
         seeds = [(run.get("settings") or {}).get("seed") for run in runs]
     seeds = {s for s in seeds if s is not None}
     if not seeds:  # the record's own (enwik8, table records)

@@ -170,6 +170,23 @@ def test_every_record_behind_a_claim_has_command_commit_and_seed(path):
     assert not missing
 
 
+def test_provenance_names_the_commit_of_every_run_of_a_merged_record():
+    """Seeds run in separate processes at different commits and merged into
+    one record keep each run's commit; the table lists all of them once."""
+    record = {
+        "command": "keras-rda compare t --seeds 0 && keras-rda compare t --seeds 1",
+        "git": {"commit": "aaaa111"},
+        "runs": [
+            {"settings": {"seed": 0}, "git": {"commit": "aaaa111"}},
+            {"settings": {"seed": 1}, "git": {"commit": "bbbb222"}},
+            {"settings": {"seed": 2}, "git": {"commit": "bbbb222"}},
+        ],
+    }
+    _, commits, seeds = claims.provenance(record)
+    assert commits == ["aaaa111", "bbbb222"]
+    assert seeds == [0, 1, 2]
+
+
 def test_up_to_reads_runs_as_if_they_had_stopped_at_that_step(tmp_path):
     """A reading with `up_to` compares runs of different lengths after the
     same training: the final score, the best, the largest fall and the
