@@ -49,11 +49,28 @@ def test_readme_summary_counts_the_claims():
         match = re.match(r"^\| \[(.+?)\]\((.+?)\) \| (.+) \|$", line)
         if match:
             rows[match.group(2)] = [int(n) for n in match.group(3).split(" | ")]
+    fixes = json.loads((REPO / "results" / "fixes.json").read_text())["fixes"]
+    fixed = {fix["id"]: set(fix["models"]) for fix in fixes}
+
+    def before_a_fix(claim):
+        """A claim reads a model from a record run before a fix of it (a
+        reading without a model: any fix of the record)."""
+        for reading in claim.get("ours", []):
+            names = reading["record"]
+            model = reading.get("model") or reading.get("where", {}).get("model")
+            for name in [names] if isinstance(names, str) else names:
+                record = json.loads((REPO / "results" / f"{name}.json").read_text())
+                for fix_id in record.get("before_fixes", ()):
+                    if model is None or model in fixed[fix_id]:
+                        return True
+        return False
+
     expected = {}
     for path in sorted((REPO / "results" / "claims").glob("*.json")):
         data = json.loads(path.read_text())
         counted = [v["verdict"] for v in data["claims"]]
         expected[data["page"]] = [counted.count(v) for v in verdicts]
+        expected[data["page"]].append(sum(map(before_a_fix, data["claims"])))
         assert f"- **{data['title']}**: {data['summary']}" in section
         assert (REPO / data["page"]).is_file()
     assert rows == expected

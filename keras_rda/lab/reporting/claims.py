@@ -71,6 +71,8 @@ import math
 import pathlib
 import statistics
 
+from keras_rda.lab.reporting import fixes
+
 VERDICTS = ("reproduced", "direction only", "not reproduced", "not run")
 AGGREGATES = ("median", "mean", "min", "max")
 OPS = ("<", "<=", ">", ">=", "~", "met", "never")
@@ -489,6 +491,23 @@ def record_names(data):
     return names
 
 
+def claim_fixes(claim, results_dir, fix_table):
+    """The fixes (of `fix_table`, `{id: fix}`; see
+    `keras_rda.lab.reporting.fixes`) that a record the claim reads ran
+    before, counting a reading only where the fix changes the model it
+    reads (a reading without a model: any fix of its record), in order."""
+    found = []
+    for reading in claim.get("ours", []):
+        names = reading["record"]
+        model = reading.get("model") or (reading.get("where") or {}).get("model")
+        for name in [names] if isinstance(names, str) else names:
+            record = load(results_dir, name)
+            for fix in fixes.fixes_before(record, fix_table, model):
+                if fix not in found:
+                    found.append(fix)
+    return found
+
+
 # Table records of `benchmarks/` scripts that time or count, train nothing.
 TIMING_TABLES = (
     "attention_speed",
@@ -572,6 +591,8 @@ def claims_markdown(data, results_dir, name="claims"):
     ]
     notes = []
     counts = dict.fromkeys(VERDICTS, 0)
+    fix_table = fixes.load_fixes(results_dir)
+    before = {}  # fix id -> the claims (numbers) reading runs made before it
     for index, claim in enumerate(data["claims"], 1):
         readings = [read(r, results_dir) for r in claim.get("ours", [])]
         ours = "; ".join(r.text() for r in readings) or "-"
@@ -587,6 +608,12 @@ def claims_markdown(data, results_dir, name="claims"):
         note = f"- **{index}.** *Setting:* {claim.get('setting') or '-'}"
         if claim.get("cause"):
             note += f" *Cause:* {claim['cause']}"
+        found = claim_fixes(claim, results_dir, fix_table)
+        for fix in found:
+            before.setdefault(fix["id"], []).append(str(index))
+        if found:
+            titles = ", ".join(f"\u201c{fix['title']}\u201d" for fix in found)
+            note += f" *Read from runs made before the fix* {titles} (below)."
         notes.append(_escape(note))
     lines += ["", "Settings and causes, by claim:", "", *notes]
     lines += [
@@ -596,6 +623,13 @@ def claims_markdown(data, results_dir, name="claims"):
         + f". Each verdict's conditions on the numbers are in"
         f" `results/{name}.json`." + (f" {data['rules']}" if data.get("rules") else ""),
     ]
+    for fix_id, numbers in before.items():
+        claims_text = "Claim" + ("s " if len(numbers) > 1 else " ") + ", ".join(numbers)
+        lines += [
+            "",
+            f"{claims_text} read runs made before a fix, so their numbers are "
+            f"the code's before it. {fixes.fix_note(fix_table[fix_id])}",
+        ]
     names = record_names(data)
     if names:
         lines += ["", "| record | commit | seeds |", "|---|---|---|"]
@@ -605,6 +639,8 @@ def claims_markdown(data, results_dir, name="claims"):
             commit = ", ".join(c[:7] for c in commits) or "not recorded"
             if (record.get("git") or {}).get("determined_by"):
                 commit += " (determined afterwards, see the record)"
+            for fix in fixes.fixes_before(record, fix_table):
+                commit += f", before the fix \u201c{fix['title']}\u201d"
             seed_text = ", ".join(str(s) for s in seeds) or "not recorded"
             if seeds and record.get("seed_determined_by"):
                 seed_text += " (determined afterwards, see the record)"
@@ -640,9 +676,18 @@ SUMMARY = (
 PAPER_SUMMARY = ":summary"
 
 
-def paper_summary_markdown(data):
-    """One paper's summary for a guide: its title, verdict counts and
-    claims record's `summary` (the README's line for that paper).
+def before_fixes_count(data, results_dir):
+    """How many claims of a claims record read runs made before a fix."""
+    fix_table = fixes.load_fixes(results_dir)
+    return sum(
+        bool(claim_fixes(claim, results_dir, fix_table)) for claim in data["claims"]
+    )
+
+
+def paper_summary_markdown(data, results_dir):
+    """One paper's summary for a guide: its title, verdict counts (and how
+    many claims read runs made before a fix) and claims record's `summary`
+    (the README's line for that paper).
 
     Raises:
         ValueError: a claims record without `summary`.
@@ -651,6 +696,9 @@ def paper_summary_markdown(data):
         raise ValueError(f"claims record of {data.get('title')!r} has no summary")
     counts = verdict_counts_text(verdict_counts(data))
     total = len(data["claims"])
+    before = before_fixes_count(data, results_dir)
+    if before:
+        counts += f"; {before} read from runs made before a fix"
     return (
         f"**{data['title']}**, what our runs show ({total} claims: {counts}): "
         f"{data['summary']}"
@@ -677,8 +725,8 @@ def summary_markdown(results_dir):
         ValueError: a claims record without `title`, `page` or `summary`.
     """
     lines = [
-        "| paper | " + " | ".join(VERDICTS) + " |",
-        "|---|" + "---:|" * len(VERDICTS),
+        "| paper | " + " | ".join(VERDICTS) + " | read from runs before a fix |",
+        "|---|" + "---:|" * (len(VERDICTS) + 1),
     ]
     summaries = []
     for name, data in claims_records(results_dir):
@@ -687,14 +735,16 @@ def summary_markdown(results_dir):
             raise ValueError(f"claims record {name!r} has no {', '.join(missing)}")
         counts = verdict_counts(data)
         link = f"[{data['title']}]({data['page']})"
-        lines.append(
-            f"| {link} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
-        )
+        cells = [str(counts[v]) for v in VERDICTS]
+        cells.append(str(before_fixes_count(data, results_dir)))
+        lines.append(f"| {link} | " + " | ".join(cells) + " |")
         summaries.append(f"- **{data['title']}**: {data['summary']}")
     lines += [
         "",
-        "Claims per paper by verdict, from `results/claims/`; each paper's "
-        "page has its verdict table.",
+        "Claims per paper by verdict, from `results/claims/`, and how many "
+        "of them read runs made before a fix that changes what their command "
+        "gives today (`results/fixes.json`); each paper's page has its "
+        "verdict table and marks those claims.",
         "",
         *summaries,
     ]

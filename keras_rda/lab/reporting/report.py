@@ -9,6 +9,7 @@ from keras_rda.lab.files import read_json
 from keras_rda.lab.files import replacing
 from keras_rda.lab.files import write_atomically
 from keras_rda.lab.reporting import claims
+from keras_rda.lab.reporting import fixes
 from keras_rda.lab.reporting.benchmark_tables import benchmark_markdown
 from keras_rda.lab.reporting.commands import user_command
 from keras_rda.lab.reporting.commands import without_machine_paths
@@ -405,6 +406,8 @@ def render(data, name, results_dir="results"):
     lines = [table, ""]
     for note in data.get("notes", ()):
         lines += [without_machine_paths(note), ""]
+    for fix in fixes.fixes_before(data, fixes.load_fixes(results_dir)):
+        lines += [fixes.fix_note(fix, data), ""]
     command = data.get("command")
     source = f"`results/{name}.json`"
     commands = (
@@ -455,7 +458,7 @@ def rebuild_tables(text, results_dir):
             body = claims.summary_markdown(results_dir) + "\n"
         elif name.endswith(claims.PAPER_SUMMARY):
             record = load_record(results_dir, name.removesuffix(claims.PAPER_SUMMARY))
-            body = claims.paper_summary_markdown(record) + "\n"
+            body = claims.paper_summary_markdown(record, results_dir) + "\n"
         else:
             body = render(load_record(results_dir, name), name, results_dir)
         return match.group(1) + body + match.group(4)
