@@ -45,6 +45,10 @@ def compile_for_task(model, task, optimizer, jit_compile=False):
     Warns when `jit_compile` meets a Keras LSTM, GRU or SimpleRNN that
     returns sequences on TensorFlow: XLA makes those O(T^2) per sequence.
 
+    The optimizer's variables are made here, not in the first train step:
+    on TensorFlow a step that creates variables is traced twice, and the
+    train step's trace is most of a short run's time.
+
     Args:
         model: a `keras.Model` built for `task`.
         task: a `keras_rda.lab.tasks.Task`.
@@ -62,6 +66,7 @@ def compile_for_task(model, task, optimizer, jit_compile=False):
         weighted_metrics=task.keras_metrics(),
         jit_compile=jit_compile,
     )
+    model.optimizer.build(model.trainable_variables)
     return model
 
 
