@@ -575,8 +575,9 @@ def _escape(text):
 def claims_markdown(data, results_dir, name="claims"):
     """The verdict table of the claims record `data` (`results_dir/NAME.json`),
     every "ours" number read from its record, then each claim's setting and
-    cause, the verdict counts, the record's rules and each record's commit
-    and seeds.
+    cause, the verdict counts, the record's rules, the claims that read runs
+    made before a fix (`keras_rda.lab.reporting.fixes`) and each record's
+    commit and seeds.
 
     The table has the four columns a reader scans (the claim, the paper's
     number, ours, the verdict); the setting and the cause, which run to
@@ -624,10 +625,12 @@ def claims_markdown(data, results_dir, name="claims"):
         f" `results/{name}.json`." + (f" {data['rules']}" if data.get("rules") else ""),
     ]
     for fix_id, numbers in before.items():
-        claims_text = "Claim" + ("s " if len(numbers) > 1 else " ") + ", ".join(numbers)
+        several = len(numbers) > 1
+        subject = ("Claims " if several else "Claim ") + ", ".join(numbers)
+        verb = "read" if several else "reads"
         lines += [
             "",
-            f"{claims_text} read runs made before a fix, so their numbers are "
+            f"{subject} {verb} runs made before a fix, so their numbers are "
             f"the code's before it. {fixes.fix_note(fix_table[fix_id])}",
         ]
     names = record_names(data)

@@ -148,7 +148,7 @@ def test_a_claim_is_marked_only_where_it_reads_a_model_the_fix_changes(tmp_path)
     notes = [line for line in text.splitlines() if line.startswith("- **")]
     assert "before the fix" not in notes[0]
     assert "*Read from runs made before the fix* \u201cthe fix\u201d" in notes[1]
-    assert "Claim 2 read runs made before a fix" in text
+    assert "Claim 2 reads runs made before a fix" in text
     assert FIX["text"] in text
     assert "| 0123456, before the fix \u201cthe fix\u201d | 0 |" in text
     assert claims.before_fixes_count(data, tmp_path) == 1
