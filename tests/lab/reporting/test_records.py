@@ -1,0 +1,62 @@
+"""The record helpers shared by the runs and the reports."""
+
+import pytest
+
+from keras_rda.lab.reporting import claims
+from keras_rda.lab.reporting.records import replace_runs
+
+
+def _run(model, seed, accuracy):
+    return {"model": model, "settings": {"seed": seed}, "final": {"accuracy": accuracy}}
+
+
+def _records():
+    old = {
+        "task": "multicopy",
+        "command": "keras-rda compare multicopy --models rda,lstm --seeds 0,1",
+        "git": {"commit": "aaaa111"},
+        "created": "2026-01-01T00:00:00+00:00",
+        "before_fixes": ["independent-initial-weights"],
+        "runs": [
+            _run("rda", 0, 0.5),
+            _run("rda", 1, 0.6),
+            _run("lstm", 0, 0.7),
+            _run("lstm", 1, 0.8),
+        ],
+    }
+    new = {
+        "task": "multicopy",
+        "command": "keras-rda compare multicopy --models rda --seeds 1,0",
+        "git": {"commit": "bbbb222"},
+        "created": "2026-02-01T00:00:00+00:00",
+        "runs": [_run("rda", 1, 0.96), _run("rda", 0, 0.95)],
+    }
+    return old, new
+
+
+def test_a_rerun_replaces_its_models_runs_and_keeps_the_others_commits():
+    old, new = _records()
+    merged = replace_runs(old, new)
+    assert [(r["model"], r["settings"]["seed"]) for r in merged["runs"]] == [
+        ("rda", 0),
+        ("rda", 1),
+        ("lstm", 0),
+        ("lstm", 1),
+    ]
+    assert [r["final"]["accuracy"] for r in merged["runs"]] == [0.95, 0.96, 0.7, 0.8]
+    assert [r["git"]["commit"] for r in merged["runs"]] == ["bbbb222"] * 2 + [
+        "aaaa111"
+    ] * 2
+    assert merged["git"] == new["git"] and merged["created"] == new["created"]
+    assert "before_fixes" not in merged
+    assert merged["command"] == f"{old['command']} && {new['command']}"
+    assert claims.provenance(merged)[1] == ["bbbb222", "aaaa111"]
+    assert old["runs"][0]["final"]["accuracy"] == 0.5 and "git" not in old["runs"][0]
+
+
+def test_a_rerun_of_another_model_or_task_is_refused():
+    old, new = _records()
+    with pytest.raises(ValueError, match=r"\['gru'\]"):
+        replace_runs(old, {**new, "runs": [_run("gru", 0, 0.9)]})
+    with pytest.raises(ValueError, match="'copy'"):
+        replace_runs(old, {**new, "task": "copy"})
