@@ -29,12 +29,6 @@ def _records():
             yield name, record
 
 
-def _trains(record):
-    """Whether a record's numbers come from trained models (a timing record
-    does not depend on the weights' start)."""
-    return not claims.is_timing_record(record)
-
-
 def test_every_fix_names_zoo_models_and_explains_itself():
     from keras_rda.lab.zoo.registry import get_model_spec
 
@@ -63,7 +57,7 @@ def test_a_record_is_marked_exactly_when_it_trained_a_fixed_model_before_the_fix
                 and record.get("created")
                 and record["created"] < fix["date"]
                 and fixes.record_models(record) & set(fix["models"])
-                and _trains(record)
+                and not claims.is_timing_record(record)  # no weights' start
             ):
                 wrong.append(f"{name}: made before {fix['id']}, not marked")
     assert not wrong

@@ -88,3 +88,36 @@ def test_jit_warns_of_keras_rnns_returning_sequences(learn_initial_state):
     assert warned("lstm", per_step, False, **initial_state) == []
     assert warned("lstm", last_step, True, **initial_state) == []
     assert warned("rda", per_step, True) == []
+
+
+@pytest.mark.tensorflow_only
+def test_compile_for_task_makes_fit_trace_the_train_step_once():
+    """A train step that creates the optimizer's variables is traced twice
+    on TensorFlow (and XLA-compiled twice); `compile_for_task` builds them
+    first, so one fit traces it once, where a plain compile traces it twice."""
+    import numpy as np
+
+    from keras_rda.lab.runs.run_loop import compile_for_task
+    from keras_rda.lab.zoo.registry import get_model_spec
+
+    task = get_task("multicopy", num_copies=2, copy_length=2, block_length=6)
+    spec = get_model_spec("lstm")
+    x, y, w = task.generate(8, np.random.default_rng(0))
+
+    def traces(compile_model):
+        model = spec.build(task, units=3)
+        compile_model(model)
+        count = []
+        step = model.train_step
+
+        def counted(data):
+            count.append(1)
+            return step(data)
+
+        model.train_step = counted
+        model.fit(x, y, sample_weight=w, epochs=1, batch_size=4, verbose=0)
+        return len(count)
+
+    assert traces(lambda m: compile_for_task(m, task, spec.optimizer())) == 1
+    plain = dict(loss=task.loss, weighted_metrics=task.keras_metrics())
+    assert traces(lambda m: m.compile(optimizer=spec.optimizer(), **plain)) == 2
