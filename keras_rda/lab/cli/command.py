@@ -8,6 +8,7 @@ import sys
 
 from keras_rda.lab.cli import compare
 from keras_rda.lab.cli import enwik8
+from keras_rda.lab.cli import merge
 from keras_rda.lab.cli import models
 from keras_rda.lab.cli import report
 from keras_rda.lab.cli import tasks
@@ -18,7 +19,7 @@ from keras_rda.lab.cli.options import CommandError
 from keras_rda.lab.cli.options import Parser
 
 # One module per subcommand, in the order `keras-rda --help` lists them.
-SUBCOMMANDS = (train, compare, tasks, models, enwik8, report)
+SUBCOMMANDS = (train, compare, tasks, models, enwik8, report, merge)
 
 
 def build_parser():

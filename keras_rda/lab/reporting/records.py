@@ -51,8 +51,95 @@ def json_safe(value):
     return value
 
 
-# What a rerun's record brings to the record whose runs it replaces.
+# What a later record brings to the record it joins or replaces runs in.
 _PROVENANCE = ("git", "versions", "machine", "created", "keras_rda_version")
+
+
+def _check_same_task(records):
+    """Raises ValueError unless every record is a comparison of one task."""
+    for record in records:
+        if not isinstance(record.get("runs"), list):
+            raise ValueError(
+                f"record {record.get('command')!r} is not a train or compare "
+                "record (its runs are not a list)"
+            )
+        for key in ("task", "task_params"):
+            if record.get(key) != records[0].get(key):
+                raise ValueError(
+                    f"the records are of {key} {records[0].get(key)!r} and "
+                    f"{record.get(key)!r}"
+                )
+
+
+def _joined(base, runs, records, order):
+    """`base` with `runs` (each given its record's commit), ordered by model
+    as in `order`, then by seed, and the latest record's provenance and every
+    record's command."""
+    latest = max(records, key=lambda record: record.get("created", ""))
+    joined = dict(base)
+    joined.update({k: latest[k] for k in _PROVENANCE if k in latest})
+    joined["runs"] = sorted(
+        runs, key=lambda run: (order.index(run["model"]), run["settings"]["seed"])
+    )
+    joined["command"] = " && ".join(record["command"] for record in records)
+    return joined
+
+
+def _own_commits(record):
+    """`record`'s runs, each naming the commit it ran at."""
+    return [{**run, "git": run.get("git", record.get("git"))} for run in record["runs"]]
+
+
+def merge_runs(records):
+    """One record holding the runs of several records of the same comparison.
+
+    For a comparison whose seeds or models ran in separate processes or on
+    separate machines (`keras-rda compare ... --seeds 1` here, `--seeds 2`
+    there): every run is kept with the commit it ran at (`run["git"]`), the
+    record takes the latest record's provenance and every command (joined
+    by ` && `), and the union of their `before_fixes` marks. Runs are ordered
+    by model, in the order the records first name them, then by seed.
+
+    Args:
+        records: run records (`"runs"` a list) of one task with the same
+            task parameters, e.g. `results/X-seed0.json`, `X-seed1.json`.
+
+    Returns:
+        The merged record (a new dict; no argument is changed).
+
+    Raises:
+        ValueError: fewer than two records; records of different tasks or
+            task parameters; a model and seed run in two records; or a
+            model's runs with different settings (other than the seed).
+    """
+    records = list(records)
+    if len(records) < 2:
+        raise ValueError(f"merging needs two records or more, got {len(records)}")
+    _check_same_task(records)
+    runs, settings = [], {}
+    for record in records:
+        for run in _own_commits(record):
+            model, seed = run["model"], run["settings"]["seed"]
+            others = {k: v for k, v in run["settings"].items() if k != "seed"}
+            if any(r["model"] == model and r["settings"]["seed"] == seed for r in runs):
+                raise ValueError(f"model {model!r} with seed {seed} is in two records")
+            if settings.setdefault(model, others) != others:
+                differ = sorted(
+                    k
+                    for k in set(others) | set(settings[model])
+                    if others.get(k) != settings[model].get(k)
+                )
+                raise ValueError(
+                    f"the runs of model {model!r} differ in settings {differ}"
+                )
+            runs.append(run)
+    order = list(dict.fromkeys(run["model"] for run in runs))
+    merged = _joined(records[0], runs, records, order)
+    marks = sorted({fix for r in records for fix in r.get("before_fixes", ())})
+    merged.pop("before_fixes", None)
+    if marks:
+        merged["before_fixes"] = marks
+    return merged
 
 
 def replace_runs(old, new):
@@ -75,28 +162,13 @@ def replace_runs(old, new):
     Raises:
         ValueError: `new` ran a model `old` does not hold, or another task.
     """
-    if new.get("task") != old.get("task"):
-        raise ValueError(
-            f"the rerun is of task {new.get('task')!r}, the record of "
-            f"{old.get('task')!r}"
-        )
+    _check_same_task([old, new])
     order = [run["model"] for run in old["runs"]]
     rerun = {run["model"] for run in new["runs"]}
     unknown = sorted(rerun - set(order))
     if unknown:
         raise ValueError(f"the rerun ran {unknown}, which the record does not hold")
-    kept = [
-        {**run, "git": run.get("git", old.get("git"))}
-        for run in old["runs"]
-        if run["model"] not in rerun
-    ]
-    added = [{**run, "git": new.get("git")} for run in new["runs"]]
-    runs = sorted(
-        kept + added,
-        key=lambda run: (order.index(run["model"]), run["settings"]["seed"]),
-    )
-    merged = {k: v for k, v in old.items() if k != "before_fixes"}
-    merged.update({k: new[k] for k in _PROVENANCE if k in new})
-    merged["runs"] = runs
-    merged["command"] = f"{old['command']} && {new['command']}"
-    return merged
+    kept = [run for run in _own_commits(old) if run["model"] not in rerun]
+    replaced = _joined(old, kept + _own_commits(new), [old, new], order)
+    replaced.pop("before_fixes", None)
+    return replaced

@@ -21,7 +21,15 @@ def _subparsers(parser):
 
 def test_one_module_per_subcommand():
     names = [module.NAME for module in SUBCOMMANDS]
-    assert names == ["train", "compare", "tasks", "models", "enwik8", "report"]
+    assert names == [
+        "train",
+        "compare",
+        "tasks",
+        "models",
+        "enwik8",
+        "report",
+        "merge",
+    ]
     assert sorted(_subparsers(build_parser())) == sorted(names)
 
 

@@ -1,0 +1,74 @@
+"""`keras-rda merge`: join the records of one comparison run in pieces.
+
+A comparison whose seeds or models ran in separate processes or on separate
+machines leaves one record per piece; `merge` writes the one record that
+`keras-rda report` and the claims read, each run keeping the commit it ran
+at. With `--replace`, the first record is an earlier comparison and each
+later one a rerun of some of its models (after a fix that changes them):
+their runs take the place of those models' runs, and the others stay.
+"""
+
+import json
+import pathlib
+
+from keras_rda.lab.cli.options import CommandError
+
+NAME = "merge"
+HELP = "join the records of one comparison run in several processes"
+DESCRIPTION = __doc__
+PARENTS = ()
+
+
+def configure(parser):
+    """Adds the options of `merge`; returns its `run(args)`."""
+    parser.add_argument(
+        "records",
+        nargs="+",
+        metavar="RECORD",
+        help="the records to join (JSON files of `keras-rda compare`)",
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="where the joined record goes (may be one of the RECORDs)",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="the first RECORD is an earlier comparison: each later one's "
+        "models replace their runs there instead of joining them",
+    )
+    return run
+
+
+def _read(path):
+    try:
+        return json.loads(pathlib.Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise CommandError(f"RECORD {path!r} cannot be read: {error}") from None
+
+
+def run(args):
+    from keras_rda.lab.reporting.records import merge_runs
+    from keras_rda.lab.reporting.records import replace_runs
+    from keras_rda.lab.reporting.report import write_json
+
+    if len(args.records) < 2:
+        raise CommandError(f"merge needs two RECORDs or more, got {args.records}")
+    records = [_read(path) for path in args.records]
+    try:
+        if args.replace:
+            joined = records[0]
+            for rerun in records[1:]:
+                joined = replace_runs(joined, rerun)
+        else:
+            joined = merge_runs(records)
+    except (KeyError, TypeError, ValueError) as error:
+        raise CommandError(f"RECORDs {args.records}: {error}") from None
+    write_json(args.out, joined)
+    runs = ", ".join(
+        f"{run['model']} seed {run['settings']['seed']}" for run in joined["runs"]
+    )
+    print(f"{args.out}: {len(joined['runs'])} run(s): {runs}")
+    return 0
