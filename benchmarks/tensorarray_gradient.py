@@ -10,12 +10,16 @@ grows with T; the fused RDA/RWA recurrence does not differentiate a loop.
     python benchmarks/tensorarray_gradient.py --lengths 1000 4000 --features 2 512
     python benchmarks/tensorarray_gradient.py --json PATH   # a table record
 
-The record is a table record (`columns`, `rows`: microseconds of CPU time
-per step, a row per F, a column per T) that `keras-rda report` renders.
+Every (F, T) is timed once per round, the rounds interleaved, after one
+warm-up call each. The record is a table record (`columns`, `rows`: a row
+per F, a column per T, the median CPU time per step over the rounds with
+its range, and its ratio to the shortest T's) that `keras-rda report`
+renders.
 """
 
 import argparse
 import os
+import statistics
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -45,30 +49,58 @@ def read_loop_gradient(length, features):
     return gradient
 
 
+def interleaved_micros_per_step(gradients, inputs, rounds):
+    """CPU microseconds per loop step of each gradient, over `rounds` rounds.
+
+    Args:
+        gradients: `{(features, length): compiled gradient}`.
+        inputs: `{(features, length): [length, 16, features] tensor}`.
+        rounds: how many times each gradient is timed, interleaved.
+
+    Returns:
+        `{(features, length): [microseconds per step, one per round]}`.
+    """
+    for key, gradient in gradients.items():
+        gradient(inputs[key])  # trace and warm up
+    times = {key: [] for key in gradients}
+    for _ in range(rounds):
+        for (features, length), gradient in gradients.items():
+            start = time.process_time()
+            gradient(inputs[features, length])
+            seconds = time.process_time() - start
+            times[features, length].append(seconds / length * 1e6)
+    return times
+
+
+def cell(times, shortest):
+    """`median [min, max] us/step, ratio to the shortest T's median`."""
+    median = statistics.median(times)
+    return (
+        f"{median:.0f} [{min(times):.0f}, {max(times):.0f}] us/step, "
+        f"{median / statistics.median(shortest):.2f}x"
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lengths", type=int, nargs="+", default=[1000, 2000, 4000])
     parser.add_argument("--features", type=int, nargs="+", default=[2, 512])
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--json", metavar="PATH", help="write a table record here")
     args = parser.parse_args(argv)
-    print("| F | T | ms per gradient | us per step |")
-    print("|---|---|---:|---:|")
-    micros = {}
-    for features in args.features:
-        for length in args.lengths:
-            x = tf.random.normal((length, 16, features))
-            gradient = read_loop_gradient(length, features)
-            gradient(x)
-            start = time.process_time()
-            for _ in range(args.repeats):
-                gradient(x)
-            seconds = (time.process_time() - start) / args.repeats
-            micros[features, length] = seconds / length * 1e6
-            print(
-                f"| {features} | {length} | {seconds * 1e3:.0f} | "
-                f"{micros[features, length]:.1f} |"
-            )
+    keys = [(f, t) for f in args.features for t in args.lengths]
+    inputs = {(f, t): tf.random.normal((t, 16, f)) for f, t in keys}
+    gradients = {(f, t): read_loop_gradient(t, f) for f, t in keys}
+    times = interleaved_micros_per_step(gradients, inputs, args.rounds)
+    shortest = min(args.lengths)
+    rows = [
+        [str(f)] + [cell(times[f, t], times[f, shortest]) for t in args.lengths]
+        for f in args.features
+    ]
+    columns = ["F (features per step)"] + [f"T = {t}" for t in args.lengths]
+    print("| " + " | ".join(columns) + " |")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
     if args.json:
         write_json(
             args.json,
@@ -76,16 +108,15 @@ def main(argv=None):
                 "benchmark": "tensorarray_gradient",
                 "command": script_command(argv),
                 **provenance(),
-                "columns": ["F (features per step)"]
-                + [f"T = {length}" for length in args.lengths],
-                "rows": [
-                    [str(features)]
-                    + [f"{micros[features, t]:.0f} us/step" for t in args.lengths]
-                    for features in args.features
-                ],
+                "columns": columns,
+                "rows": rows,
+                "rounds": args.rounds,
+                "micros_per_step": {f"F={f},T={t}": times[f, t] for f, t in keys},
                 "notes": [
                     "CPU time per step of the gradient of a loop that only "
-                    f"reads a `[T, 16, F]` `TensorArray`, mean of {args.repeats}."
+                    "reads a `[T, 16, F]` `TensorArray`: median [range] of "
+                    f"{args.rounds} interleaved rounds after a warm-up call, "
+                    f"and its ratio to T = {shortest}'s median."
                 ],
             },
         )

@@ -59,8 +59,8 @@ def attended(denominator):
     multiplications, while `sign` costs about one, and the running average
     asks this four times a step. `benchmarks/comparison_cost.py` measures
     both the op costs and the `RDA` / `RWA` training step with the
-    comparisons put back (record `results/benchmarks/
-    tensorflow_comparison_cost.json`).
+    comparisons put back (record
+    `results/benchmarks/tensorflow_comparison_cost.json`).
     """
     return ops.cast(ops.sign(denominator), "bool")
 
