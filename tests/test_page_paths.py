@@ -5,6 +5,10 @@ summary of the papers is the claims records'.
   absolute path of the machine a record was made on.
 - The README's "The papers, reproduced or not" counts each paper's claims
   by verdict as `results/claims/*.json` do, line for line.
+- Every record under `results/` is shown or read somewhere: a page names it
+  (a generated table, a link, a command's `--json`), a claim reads it, or
+  code reads it (a benchmark's summary, a test). A record nothing reads
+  cannot be told from a current one by whoever finds it.
 """
 
 import json
@@ -74,3 +78,28 @@ def test_readme_summary_counts_the_claims():
         assert f"- **{data['title']}**: {data['summary']}" in section
         assert (REPO / data["page"]).is_file()
     assert rows == expected
+
+
+def _readers():
+    """The text of everything that may name a record: the pages, the claims
+    records, and the code and tests."""
+    texts = [page.read_text() for page in PAGES]
+    texts += [p.read_text() for p in sorted((REPO / "results" / "claims").glob("*.json"))]
+    for folder in ("keras_rda", "benchmarks", "tests", "examples"):
+        texts += [p.read_text() for p in sorted((REPO / folder).rglob("*.py"))]
+    return "\n".join(texts)
+
+
+def test_every_record_is_shown_or_read():
+    readers = _readers()
+    results = REPO / "results"
+    unread = [
+        name
+        for name in (
+            path.relative_to(results).with_suffix("").as_posix()
+            for path in sorted(results.rglob("*.json"))
+            if path.parent.name != "claims" and path.name != "fixes.json"
+        )
+        if name not in readers
+    ]
+    assert not unread, f"records that no page, claim or code reads: {unread}"
