@@ -114,6 +114,24 @@ KNOWN_BACKEND_FAILURES = {
         )
     },
 }
+# Tests that are slow on one backend only: marked `slow` there (so the
+# default run leaves them to `pytest -m slow`), run as usual elsewhere. On
+# PyTorch `jit_compile=True` is `torch.compile`, whose tracing of a Keras
+# recurrent model takes about a minute per shape on a CPU (Keras's own LSTM
+# as long); one such fit (`test_fit_with_jit_compile[rda-layer]`) stays in
+# the default run.
+SLOW_ON_BACKEND = {
+    **{
+        ("torch", test): "torch.compile traces the model once per shape, "
+        "about a minute each on a CPU"
+        for test in (
+            "tests/layers/test_parallel_rda.py::"
+            "test_unknown_batch_and_length_train_and_predict[True]",
+            "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rwa-layer]",
+            "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rnn-rda-cell]",
+        )
+    },
+}
 # Checks that do not depend on the backend, run once (in the TensorFlow run).
 BACKEND_INDEPENDENT = {
     "tests/test_docs.py": "the docs build does not depend on the backend",
@@ -160,6 +178,11 @@ def pytest_collection_modifyitems(config, items):
                 used.add(prefix)
                 if backend == BACKEND:
                     item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+        for (backend, prefix), reason in SLOW_ON_BACKEND.items():
+            if _matches(item.nodeid, prefix):
+                used.add(prefix)
+                if backend == BACKEND:
+                    item.add_marker(pytest.mark.slow(reason=reason))
         marker = item.get_closest_marker("tensorflow_only")
         if marker and BACKEND != "tensorflow":
             reason = marker.kwargs.get("reason", "needs TensorFlow")
@@ -167,7 +190,7 @@ def pytest_collection_modifyitems(config, items):
     # An entry whose module was collected but which matched nothing is stale
     # (a renamed test): say so instead of silently running it everywhere.
     collected = {item.nodeid.split("::")[0] for item in items}
-    known = {prefix for _, prefix in KNOWN_BACKEND_FAILURES}
+    known = {prefix for _, prefix in (*KNOWN_BACKEND_FAILURES, *SLOW_ON_BACKEND)}
     for prefix in {*TENSORFLOW_ONLY, *BACKEND_INDEPENDENT, *known}:
         module = prefix.split("::")[0]
         if module in collected and prefix not in used:
