@@ -24,12 +24,11 @@ commands, e.g. the RNNs at T0 = 10,000 with a smaller batch).
 import argparse
 import os
 import resource
-import statistics
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import numpy as np  # noqa: E402
+from rnn_speed import time_steps  # noqa: E402
 
 from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
 from keras_rda.lab.reporting.report import write_table_record  # noqa: E402
@@ -54,21 +53,6 @@ def build(name, task, units, jit):
     model = spec.build(task, units=units)
     model.compile(spec.optimizer(), task.loss, jit_compile=jit)
     return model
-
-
-def time_steps(models, batch, warmup, repeats):
-    """Median seconds per `train_on_batch`, models interleaved."""
-    x, y, w = batch
-    for model in models.values():
-        for _ in range(warmup):
-            model.train_on_batch(x, y, sample_weight=w)
-    times = {name: [] for name in models}
-    for _ in range(repeats):
-        for name, model in models.items():
-            start = time.perf_counter()
-            model.train_on_batch(x, y, sample_weight=w)
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def main(argv=None):
@@ -96,7 +80,8 @@ def main(argv=None):
         task = get_task("ffa-addition", min_length=min_length)
         batch = task.generate(args.batch_size, np.random.default_rng(0))
         models = {name: build(name, task, args.units, args.jit) for name in args.models}
-        seconds = time_steps(models, batch, args.warmup, args.repeats)
+        x, y, w = batch
+        seconds = time_steps(models, x, y, args.warmup, args.repeats, sample_weight=w)
         memory = peak_memory_gib()
         for name in args.models:
             ratio = (

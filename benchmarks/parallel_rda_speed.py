@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import shlex
-import statistics
 import subprocess
 import sys
 import time
@@ -52,10 +51,12 @@ def model_builders(chunk_sizes, associative):
 
 
 def time_steps(models, x, y, warmup, repeats, clock, failures, first_steps):
-    """Median seconds per `train_on_batch`, models interleaved. Each model's
-    first step (tracing and, under XLA, compilation) goes to `first_steps`
-    in wall seconds; a model whose first step fails is left out, its error
-    kept in `failures`."""
+    """Median seconds per `train_on_batch`, models interleaved
+    (`rnn_speed.time_steps`). Each model's first step (tracing and, under
+    XLA, compilation) goes to `first_steps` in wall seconds; a model whose
+    first step fails is left out, its error kept in `failures`."""
+    from rnn_speed import time_steps as interleaved_steps
+
     for name, model in list(models.items()):
         try:
             start = time.perf_counter()
@@ -66,13 +67,7 @@ def time_steps(models, x, y, warmup, repeats, clock, failures, first_steps):
         except Exception as error:  # noqa: BLE001 (reported in the record)
             failures[name] = f"{type(error).__name__}: {str(error)[:200]}"
             del models[name]
-    times = {name: [] for name in models}
-    for _ in range(repeats):
-        for name, model in models.items():
-            start = clock()
-            model.train_on_batch(x, y)
-            times[name].append(clock() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
+    return interleaved_steps(models, x, y, 0, repeats, clock)
 
 
 def run_backend(args):

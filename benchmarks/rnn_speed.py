@@ -72,20 +72,25 @@ def build(name, units, length, input_dim, jit, return_sequences=False):
     return model
 
 
-def time_steps(models, x, y, warmup, repeats, clock=time.perf_counter):
+def time_steps(
+    models, x, y, warmup, repeats, clock=time.perf_counter, sample_weight=None
+):
     """Median seconds per `train_on_batch`, models interleaved.
 
+    The one timing loop of the benchmarks that train Keras models: each
+    model takes `warmup` untimed steps, then every round times one step of
+    each model in turn, so that the machine's load falls on all alike.
     `x` is the batch of every model, or a dict with each model's own.
     """
     inputs = x if isinstance(x, dict) else {name: x for name in models}
     for name, model in models.items():
         for _ in range(warmup):
-            model.train_on_batch(inputs[name], y)
+            model.train_on_batch(inputs[name], y, sample_weight=sample_weight)
     times = {name: [] for name in models}
     for _ in range(repeats):
         for name, model in models.items():
             start = clock()
-            model.train_on_batch(inputs[name], y)
+            model.train_on_batch(inputs[name], y, sample_weight=sample_weight)
             times[name].append(clock() - start)
     return {name: statistics.median(t) for name, t in times.items()}
 
