@@ -84,7 +84,8 @@ def _readers():
     """The text of everything that may name a record: the pages, the claims
     records, and the code and tests."""
     texts = [page.read_text() for page in PAGES]
-    texts += [p.read_text() for p in sorted((REPO / "results" / "claims").glob("*.json"))]
+    claims = sorted((REPO / "results" / "claims").glob("*.json"))
+    texts += [path.read_text() for path in claims]
     for folder in ("keras_rda", "benchmarks", "tests", "examples"):
         texts += [p.read_text() for p in sorted((REPO / folder).rglob("*.py"))]
     return "\n".join(texts)
