@@ -148,9 +148,9 @@ def replace_runs(old, new):
     For a rerun of some of a comparison's models (after a fix that changes
     them, see `keras_rda.lab.reporting.fixes`): the other runs stay, each
     keeping the commit it ran at (`run["git"]`), the rerun's runs carry
-    theirs, the record takes the rerun's provenance and both commands
-    (joined by ` && `), and loses its `before_fixes` mark. Runs keep `old`'s
-    model order, then seed order.
+    theirs, the record takes the later record's provenance (by `created`)
+    and both commands (joined by ` && `), and loses its `before_fixes` mark.
+    Runs keep `old`'s model order, then seed order.
 
     Args:
         old: a run record (`"runs"` a list), e.g. `results/X.json`.
@@ -160,7 +160,8 @@ def replace_runs(old, new):
         The merged record (a new dict; neither argument is changed).
 
     Raises:
-        ValueError: `new` ran a model `old` does not hold, or another task.
+        ValueError: `new` ran a model `old` does not hold, or another task
+            or other task parameters.
     """
     _check_same_task([old, new])
     order = [run["model"] for run in old["runs"]]
