@@ -8,9 +8,6 @@ later one a rerun of some of its models (after a fix that changes them):
 their runs take the place of those models' runs, and the others stay.
 """
 
-import json
-import pathlib
-
 from keras_rda.lab.cli.options import CommandError
 
 NAME = "merge"
@@ -43,10 +40,14 @@ def configure(parser):
 
 
 def _read(path):
+    """The record at `path`, or a one-line error naming it and what is wrong."""
+    from keras_rda.lab.files import DamagedFile
+    from keras_rda.lab.files import read_json
+
     try:
-        return json.loads(pathlib.Path(path).read_text())
-    except (OSError, ValueError) as error:
-        raise CommandError(f"RECORD {path!r} cannot be read: {error}") from None
+        return read_json(path, required=("task", "runs", "command"))
+    except DamagedFile as error:
+        raise CommandError(f"RECORD {path!r}: {error.reason}") from None
 
 
 def run(args):

@@ -52,7 +52,11 @@ def test_merge_errors_are_one_line_naming_the_record(tmp_path, capsys):
     missing = str(tmp_path / "seed1.json")
     assert main(["merge", piece, missing, "--out", str(tmp_path / "x.json")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"RECORD {missing!r} cannot be read" in err
+    assert err.count("\n") == 1 and f"RECORD {missing!r}: it is missing" in err
+    (tmp_path / "cut.json").write_text('{"task": "reber", "runs": [')
+    cut = str(tmp_path / "cut.json")
+    assert main(["merge", piece, cut, "--out", str(tmp_path / "x.json")]) == 2
+    assert f"RECORD {cut!r}: it is not complete JSON" in capsys.readouterr().err
     twice = _write(tmp_path / "again.json", 0)
     assert main(["merge", piece, twice, "--out", str(tmp_path / "x.json")]) == 2
     assert "'rda' with seed 0 is in two records" in capsys.readouterr().err
