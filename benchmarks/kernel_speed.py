@@ -34,12 +34,12 @@ interpret mode (correct, not fast).
 import argparse
 import os
 import statistics
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from timing import interleaved  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
@@ -100,24 +100,14 @@ def synchronize():
             torch.cuda.synchronize()
 
 
-def interleaved(calls, warmup, rounds):
-    """Seconds per call of each of `calls` (`{name: fn}`), interleaved.
+def milliseconds(calls, warmup, rounds):
+    """Milliseconds per call of each of `calls` (`{name: fn}`), interleaved
+    (`timing.interleaved`, the device drained around each call).
 
     Returns:
         `{name: {"median_ms", "min_ms", "max_ms", "rounds"}}`.
     """
-    for fn in calls.values():
-        for _ in range(warmup):
-            fn()
-    synchronize()
-    times = {name: [] for name in calls}
-    for _ in range(rounds):
-        for name, fn in calls.items():
-            synchronize()
-            start = time.perf_counter()
-            fn()
-            synchronize()
-            times[name].append(time.perf_counter() - start)
+    times = interleaved(calls, warmup, rounds, synchronize=synchronize)
     return {
         name: {
             "median_ms": statistics.median(t) * 1e3,
@@ -271,7 +261,7 @@ def measure_config(batch, units, length, names, args):
 
 
 def _rows(batch, units, length, part, calls, args):
-    timed = interleaved(calls, args.warmup, args.rounds)
+    timed = milliseconds(calls, args.warmup, args.rounds)
     reference = timed.get("LSTM", {}).get("median_ms")
     rows = []
     for name, t in timed.items():

@@ -33,6 +33,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from timing import interleaved  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
@@ -75,23 +76,20 @@ def build(name, units, length, input_dim, jit, return_sequences=False):
 def time_steps(
     models, x, y, warmup, repeats, clock=time.perf_counter, sample_weight=None
 ):
-    """Median seconds per `train_on_batch`, models interleaved.
+    """Median seconds per `train_on_batch`, models interleaved
+    (`timing.interleaved`, `warmup` untimed steps, `repeats` rounds).
 
-    The one timing loop of the benchmarks that train Keras models: each
-    model takes `warmup` untimed steps, then every round times one step of
-    each model in turn, so that the machine's load falls on all alike.
     `x` is the batch of every model, or a dict with each model's own.
     """
     inputs = x if isinstance(x, dict) else {name: x for name in models}
-    for name, model in models.items():
-        for _ in range(warmup):
-            model.train_on_batch(inputs[name], y, sample_weight=sample_weight)
-    times = {name: [] for name in models}
-    for _ in range(repeats):
-        for name, model in models.items():
-            start = clock()
-            model.train_on_batch(inputs[name], y, sample_weight=sample_weight)
-            times[name].append(clock() - start)
+
+    def step(name, model):
+        return lambda: model.train_on_batch(
+            inputs[name], y, sample_weight=sample_weight
+        )
+
+    calls = {name: step(name, model) for name, model in models.items()}
+    times = interleaved(calls, warmup, repeats, clock=clock)
     return {name: statistics.median(t) for name, t in times.items()}
 
 

@@ -34,16 +34,17 @@ Run:
 
 import argparse
 import collections
+import functools
 import json
 import os
 import statistics
 import tempfile
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from timing import interleaved  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda import streaming  # noqa: E402
@@ -231,21 +232,15 @@ def build(name, args, directory):
 
 
 def time_interleaved(built, args):
-    """`{(model, runtime, batch): [microseconds]}`, one step of each per round."""
-    keyed = [
-        ((name, runtime, batch), run, feeds)
+    """`{(model, runtime, batch): [microseconds]}`, one step of each per round
+    (`timing.interleaved`)."""
+    calls = {
+        (name, runtime, batch): functools.partial(run, feeds)
         for name, entry in built.items()
         for (runtime, batch), (run, feeds) in entry["runners"].items()
-    ]
-    timings = {key: [] for key, _, _ in keyed}
-    for round_ in range(args.warmup + args.steps):
-        for key, run, feeds in keyed:
-            start = time.perf_counter()
-            run(feeds)
-            elapsed = time.perf_counter() - start
-            if round_ >= args.warmup:
-                timings[key].append(elapsed * 1e6)
-    return timings
+    }
+    times = interleaved(calls, args.warmup, args.steps)
+    return {key: [s * 1e6 for s in seconds] for key, seconds in times.items()}
 
 
 def time_cell(timings, medians, name, runtime, batch):

@@ -18,6 +18,7 @@ renders.
 """
 
 import argparse
+import functools
 import os
 import statistics
 import time
@@ -25,6 +26,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
+from timing import interleaved  # noqa: E402
 
 from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
 from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
@@ -60,16 +62,16 @@ def interleaved_micros_per_step(gradients, inputs, rounds):
     Returns:
         `{(features, length): [microseconds per step, one per round]}`.
     """
-    for key, gradient in gradients.items():
-        gradient(inputs[key])  # trace and warm up
-    times = {key: [] for key in gradients}
-    for _ in range(rounds):
-        for (features, length), gradient in gradients.items():
-            start = time.process_time()
-            gradient(inputs[features, length])
-            seconds = time.process_time() - start
-            times[features, length].append(seconds / length * 1e6)
-    return times
+    calls = {
+        key: functools.partial(gradient, inputs[key])
+        for key, gradient in gradients.items()
+    }
+    # One untimed call traces and warms up each (`timing.interleaved`).
+    times = interleaved(calls, 1, rounds, clock=time.process_time)
+    return {
+        (features, length): [s / length * 1e6 for s in seconds]
+        for (features, length), seconds in times.items()
+    }
 
 
 def cell(times, shortest):
