@@ -14,7 +14,7 @@ This script measures both halves of that, in one process:
    and traced with the comparisons put back (`d > 0`, `where(d > 0, d,
    1)`), interleaved with `keras.layers.LSTM`, as ratios to the LSTM.
 
-    python benchmarks/comparison_cost.py [--lengths 100 1000] [--repeats 5]
+    python benchmarks/comparison_cost.py [--lengths 100 1000] [--rounds 7]
         [--json PATH]
 
 The record is a table record (`columns`, `rows`, `notes`) that
@@ -23,6 +23,7 @@ The record is a table record (`columns`, `rows`, `notes`) that
 
 import argparse
 import contextlib
+import functools
 import os
 import time
 
@@ -33,12 +34,22 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 from keras import ops  # noqa: E402
 from rnn_speed import build  # noqa: E402
-from rnn_speed import time_steps  # noqa: E402
+from timing import cell  # noqa: E402
+from timing import interleaved  # noqa: E402
 
 from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
 from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
 from keras_rda.lab.reporting.report import write_json  # noqa: E402
 from keras_rda.ops import attention_average  # noqa: E402
+
+#: The (layer, form) columns of the table, the LSTM first (the reference).
+KEYS = [
+    ("LSTM", "sign"),
+    ("RDA layer", "sign"),
+    ("RDA layer", "d > 0"),
+    ("RWA layer", "sign"),
+    ("RWA layer", "d > 0"),
+]
 
 #: The forms the running average used before, for the A/B.
 COMPARISONS = {
@@ -60,8 +71,13 @@ def with_comparisons():
             setattr(attention_average, name, form)
 
 
-def op_microseconds(batch, units, steps=100, repeats=20):
-    """CPU microseconds of one op per iteration of a `tf.while_loop`."""
+def op_microseconds(batch, units, rounds, steps=1000):
+    """CPU microseconds of one op per iteration of a `tf.while_loop` of
+    `steps` iterations, the ops' loops interleaved (`timing.interleaved`).
+
+    Returns:
+        `{op: [microseconds per iteration, one per round]}`.
+    """
     import tensorflow as tf
 
     bodies = {
@@ -70,29 +86,28 @@ def op_microseconds(batch, units, steps=100, repeats=20):
         "where(x > c)": lambda x: tf.where(x > 0.5, x * 0.9, x * 1.1),
     }
     x0 = tf.random.uniform((batch, units))
-    result = {}
-    for name, body in bodies.items():
 
+    def loop(body):
         @tf.function
-        def loop(x, body=body):
+        def run(x):
             return tf.while_loop(
                 lambda i, x: i < steps, lambda i, x: (i + 1, body(x)), (0, x)
             )[1]
 
-        loop(x0)
-        start = time.process_time()
-        for _ in range(repeats):
-            loop(x0)
-        result[name] = (time.process_time() - start) / repeats / steps * 1e6
-    return result
+        return functools.partial(run, x0)
+
+    calls = {name: loop(body) for name, body in bodies.items()}
+    times = interleaved(calls, 1, rounds, clock=time.process_time)
+    return {name: [s / steps * 1e6 for s in t] for name, t in times.items()}
 
 
-def layer_times(length, units, batch, repeats):
-    """Median CPU seconds per training step, models interleaved."""
+def layer_times(length, units, batch, rounds):
+    """CPU milliseconds per training step of each (layer, form), interleaved
+    (`timing.interleaved`): `{(layer, form): [ms, one per round]}`."""
     rng = np.random.default_rng(0)
     x = rng.random((batch, length, 2), dtype=np.float32)
     y = rng.random((batch, 1), dtype=np.float32)
-    models = {}
+    calls = {}
     for name in ("LSTM", "RDA layer", "RWA layer"):
         variants = [("sign", contextlib.nullcontext)]
         if name != "LSTM":
@@ -100,10 +115,11 @@ def layer_times(length, units, batch, repeats):
         for form, context in variants:
             model = build(name, units, length, 2, jit=False)
             with context():
-                for _ in range(2):  # trace and warm up
+                for _ in range(2):  # trace (with this form) and warm up
                     model.train_on_batch(x, y)
-            models[name, form] = model
-    return time_steps(models, x, y, 0, repeats, clock=time.process_time)
+            calls[name, form] = functools.partial(model.train_on_batch, x, y)
+    times = interleaved(calls, 0, rounds, clock=time.process_time)
+    return {key: [s * 1e3 for s in t] for key, t in times.items()}
 
 
 def main(argv=None):
@@ -111,43 +127,39 @@ def main(argv=None):
     parser.add_argument("--lengths", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--batch-size", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--json", metavar="PATH", help="write a table record here")
     args = parser.parse_args(argv)
     if keras.backend.backend() != "tensorflow":
         raise SystemExit("comparison_cost.py measures TensorFlow's kernels")
 
-    ops_us = op_microseconds(args.batch_size, args.units)
+    ops_us = op_microseconds(args.batch_size, args.units, args.rounds)
     notes = [
         f"One op on a `[{args.batch_size}, {args.units}]` tensor in a "
-        "`tf.while_loop`, CPU microseconds per iteration: "
-        + ", ".join(f"{name} {us:.0f}" for name, us in ops_us.items())
+        "`tf.while_loop`, CPU microseconds per iteration, median [range] of "
+        f"{args.rounds} interleaved rounds, ratio to the multiplication: "
+        + "; ".join(
+            f"{name} {cell(us, ops_us['multiply'], 'us')}"
+            for name, us in ops_us.items()
+        )
         + "."
     ]
     rows = []
+    layer_ms = {}
     for length in args.lengths:
-        times = layer_times(length, args.units, args.batch_size, args.repeats)
-        lstm = times["LSTM", "sign"]
+        times = layer_times(length, args.units, args.batch_size, args.rounds)
         rows.append(
-            [str(length), f"1.00 ({lstm * 1e3:.0f} ms)"]
-            + [
-                f"{times[name, form] / lstm:.2f}"
-                for name in ("RDA layer", "RWA layer")
-                for form in ("sign", "d > 0")
-            ]
+            [str(length)]
+            + [cell(times[key], times["LSTM", "sign"], "ms") for key in KEYS]
         )
-    columns = [
-        "T",
-        "LSTM",
-        "RDA layer (sign)",
-        "RDA layer (d > 0)",
-        "RWA layer (sign)",
-        "RWA layer (d > 0)",
+        layer_ms[f"T={length}"] = {" ".join(key): t for key, t in times.items()}
+    columns = ["T"] + [
+        name if name == "LSTM" else f"{name} ({form})" for name, form in KEYS
     ]
     notes.append(
         f"One training step, {args.units} units, batch {args.batch_size}, input "
-        f"dim 2, XLA off, median CPU time of {args.repeats} interleaved steps; "
-        "ratio to the LSTM."
+        f"dim 2, XLA off, CPU milliseconds, median [range] of {args.rounds} "
+        "interleaved rounds, ratio to the LSTM."
     )
     print("| " + " | ".join(columns) + " |")
     for row in rows:
@@ -164,6 +176,7 @@ def main(argv=None):
                 "rows": rows,
                 "notes": notes,
                 "op_microseconds": ops_us,
+                "layer_milliseconds": layer_ms,
             },
         )
 

@@ -20,12 +20,12 @@ renders.
 import argparse
 import functools
 import os
-import statistics
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
+from timing import cell  # noqa: E402
 from timing import interleaved  # noqa: E402
 
 from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
@@ -74,15 +74,6 @@ def interleaved_micros_per_step(gradients, inputs, rounds):
     }
 
 
-def cell(times, shortest):
-    """`median [min, max] us/step, ratio to the shortest T's median`."""
-    median = statistics.median(times)
-    return (
-        f"{median:.0f} [{min(times):.0f}, {max(times):.0f}] us/step, "
-        f"{median / statistics.median(shortest):.2f}x"
-    )
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lengths", type=int, nargs="+", default=[1000, 2000, 4000])
@@ -96,7 +87,8 @@ def main(argv=None):
     times = interleaved_micros_per_step(gradients, inputs, args.rounds)
     shortest = min(args.lengths)
     rows = [
-        [str(f)] + [cell(times[f, t], times[f, shortest]) for t in args.lengths]
+        [str(f)]
+        + [cell(times[f, t], times[f, shortest], "us/step") for t in args.lengths]
         for f in args.features
     ]
     columns = ["F (features per step)"] + [f"T = {t}" for t in args.lengths]

@@ -7,6 +7,7 @@ compilation, caches), then every round times one run of each call in turn
 A record gives the median of the rounds and their range.
 """
 
+import statistics
 import time
 
 
@@ -39,3 +40,13 @@ def interleaved(calls, warmup, rounds, clock=time.perf_counter, synchronize=None
             sync()
             times[name].append(clock() - start)
     return times
+
+
+def cell(times, reference, unit):
+    """A table cell: `median [min, max] unit, ratio to the reference's
+    median`, of `times` (one per round, already in `unit`)."""
+    median = statistics.median(times)
+    return (
+        f"{median:.0f} [{min(times):.0f}, {max(times):.0f}] {unit}, "
+        f"{median / statistics.median(reference):.2f}x"
+    )

@@ -50,3 +50,9 @@ def test_a_time_is_measured_on_the_clock_given():
             {"a": lambda: None}, warmup=0, rounds=2, clock=lambda: next(ticks)
         )
     assert times == {"a": [0.5, 1.0]}
+
+
+def test_a_cell_is_the_median_range_and_ratio_to_the_reference():
+    with benchmark_script("timing") as timing:
+        cell = timing.cell([3.0, 9.0, 4.0], reference=[1.0, 2.0, 8.0], unit="ms")
+    assert cell == "4 [3, 9] ms, 2.00x"
