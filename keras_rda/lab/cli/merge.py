@@ -6,6 +6,8 @@ machines leaves one record per piece; `merge` writes the one record that
 at. With `--replace`, the first record is an earlier comparison and each
 later one a rerun of some of its models (after a fix that changes them):
 their runs take the place of those models' runs, and the others stay.
+With `--plot`, the joined record's held-out curves are drawn as `compare`
+draws its own (a model over several seeds as its median and each seed).
 """
 
 from keras_rda.lab.cli.options import CommandError
@@ -36,6 +38,11 @@ def configure(parser):
         help="the first RECORD is an earlier comparison: each later one's "
         "models replace their runs there instead of joining them",
     )
+    parser.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="also draw the joined record's held-out curves here",
+    )
     return run
 
 
@@ -53,6 +60,7 @@ def _read(path):
 def run(args):
     from keras_rda.lab.reporting.records import merge_runs
     from keras_rda.lab.reporting.records import replace_runs
+    from keras_rda.lab.reporting.report import plot_curves
     from keras_rda.lab.reporting.report import write_json
 
     if len(args.records) < 2:
@@ -72,4 +80,6 @@ def run(args):
         f"{run['model']} seed {run['settings']['seed']}" for run in joined["runs"]
     )
     print(f"{args.out}: {len(joined['runs'])} run(s): {runs}")
+    if args.plot:
+        print(f"Drew {plot_curves(joined, args.plot)}")
     return 0

@@ -63,3 +63,21 @@ def test_merge_errors_are_one_line_naming_the_record(tmp_path, capsys):
     assert main(["merge", piece, "--out", str(tmp_path / "x.json")]) == 2
     assert "two RECORDs or more" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_merge_plot_draws_the_joined_curves(tmp_path, capsys):
+    pieces = []
+    for seed in (0, 1):
+        record = json.loads(open(_write(tmp_path / f"seed{seed}.json", seed)).read())
+        record["metric"] = "accuracy"
+        record["runs"][0]["curve"] = [
+            {"step": step, "val_accuracy": 0.1 * step + 0.05 * seed}
+            for step in (1, 2, 3)
+        ]
+        (tmp_path / f"seed{seed}.json").write_text(json.dumps(record))
+        pieces.append(str(tmp_path / f"seed{seed}.json"))
+    png = tmp_path / "plots" / "reber-compare.png"
+    out = str(tmp_path / "reber-compare.json")
+    assert main(["merge", *pieces, "--out", out, "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"Drew {png}" in capsys.readouterr().out
