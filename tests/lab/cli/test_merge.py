@@ -65,7 +65,17 @@ def test_merge_errors_are_one_line_naming_the_record(tmp_path, capsys):
     assert not (tmp_path / "x.json").exists()
 
 
-def test_merge_plot_draws_the_joined_curves(tmp_path, capsys):
+def test_merge_plot_draws_the_joined_curves(tmp_path, capsys, monkeypatch):
+    from keras_rda.lab.reporting import report
+
+    drawn = []
+    plot_curves = report.plot_curves
+
+    def recording_plot(data, path, title=None):
+        drawn.append(data)
+        return plot_curves(data, path, title)
+
+    monkeypatch.setattr(report, "plot_curves", recording_plot)
     pieces = []
     for seed in (0, 1):
         record = json.loads(open(_write(tmp_path / f"seed{seed}.json", seed)).read())
@@ -80,4 +90,5 @@ def test_merge_plot_draws_the_joined_curves(tmp_path, capsys):
     out = str(tmp_path / "reber-compare.json")
     assert main(["merge", *pieces, "--out", out, "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [[r["settings"]["seed"] for r in data["runs"]] for data in drawn] == [[0, 1]]
     assert f"Drew {png}" in capsys.readouterr().out
