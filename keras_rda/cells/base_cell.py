@@ -75,8 +75,16 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
     #: there sets False and reads them in their own dtype (float32).
     autocast_weights = True
     config_arguments = ()
+    #: `{argument: what to use instead}` for the arguments of
+    #: `keras.layers.LSTM` that the cell (and its sequence layer) refuses:
+    #: the constructor's `ValueError` names the counterpart
+    #: (`validation.no_lstm_arguments`; `base_rnn.make_cell` for the layer).
+    lstm_counterparts = {}
 
     def __init__(self, units, dropout=0.0, seed=None, **kwargs):
+        validation.no_lstm_arguments(
+            type(self).__name__, kwargs, self.lstm_counterparts
+        )
         initializers = {
             name: kwargs.pop(name)
             for name in self.config_arguments

@@ -40,6 +40,48 @@ ACCUMULATION_DTYPES = ("float32", "float64")
 RWA_INITIAL_STATE_STDDEV = math.sqrt(3.0)
 
 
+def lstm_argument_counterparts(discount=True, variant=False):
+    """What a unit of this family takes in place of `keras.layers.LSTM`'s
+    arguments that it refuses (`BaseCell.lstm_counterparts`).
+
+    Args:
+        discount: whether the unit has the RDA's discount (not the RWA).
+        variant: whether it takes `variant` (`RDA`, `RDACell`).
+
+    Returns:
+        `{lstm_argument: the sentence the error ends with}`.
+    """
+    kernel = (
+        "Use `use_kernel` of the `RDA`, `RWA` and `ParallelRDA` layers (the fused "
+        "GPU kernel, chosen as `use_cudnn` chooses cuDNN)."
+    )
+    if not discount:
+        return {
+            "activation": "The RWA's activations are the paper's and fixed (exp "
+            "attention, tanh on the average); `keras_rda.RDA` takes "
+            "`hidden_activation`, `output_activation` and `variant`.",
+            "recurrent_activation": "The RWA's attention is exp, fixed; "
+            "`keras_rda.RDA` takes `attention_activation`.",
+            "unit_forget_bias": "The RWA has no forget gate and no discount (it "
+            "averages the whole past); the RDA's discount, which forgets, takes "
+            "`unit_discount_bias`.",
+            "use_cudnn": kernel,
+        }
+    activation = "Use `hidden_activation` (f_h) and `output_activation` (f_o)"
+    if variant:
+        activation += ', or `variant` ("sigmoid-id", the default, or "exp-tanh")'
+    return {
+        "activation": activation + ".",
+        "recurrent_activation": "Use `attention_activation` (f_a: \"sigmoid\", the "
+        "default, \"exp\", \"softplus\" or \"relu\"); the discount gate is a "
+        "sigmoid.",
+        "unit_forget_bias": "Use `unit_discount_bias` (True by default: the "
+        "discount gate's bias starts at 1, as the forget gate's does), or "
+        "`discount_bias_initializer`.",
+        "use_cudnn": kernel,
+    }
+
+
 def cast_like(values, like):
     """Each of `values` cast to the dtype of the tensor at its place in
     `like` (a step's new states in the dtypes its states came in)."""
@@ -142,6 +184,7 @@ class BaseRDACell(BaseCell):
     #: `recurrent` and `initial_state` weight groups either.
     gates_read_hidden = True
     weight_groups = ("kernel", "recurrent", "bias", "initial_state")
+    lstm_counterparts = lstm_argument_counterparts()
     # The unit computes in `accumulation_dtype`: its weights are read in
     # their own dtype (float32 under mixed precision), not autocast.
     autocast_weights = False

@@ -3,6 +3,7 @@
 import keras
 
 from keras_rda.cells.base_rda_cell import BaseRDACell
+from keras_rda.cells.base_rda_cell import lstm_argument_counterparts
 from keras_rda.utils import validation
 from keras_rda.utils.arguments import constructor_arguments
 
@@ -177,6 +178,7 @@ class RDACell(BaseRDACell):
 
     # The past is discounted by gamma_t: blocks u, g, a, gamma.
     discount = True
+    lstm_counterparts = lstm_argument_counterparts(variant=True)
     config_arguments = BaseRDACell.config_arguments + (
         "attention_activation",
         "hidden_activation",

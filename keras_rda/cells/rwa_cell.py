@@ -4,6 +4,7 @@ import keras
 
 from keras_rda.cells.base_rda_cell import RWA_INITIAL_STATE_STDDEV
 from keras_rda.cells.base_rda_cell import BaseRDACell
+from keras_rda.cells.base_rda_cell import lstm_argument_counterparts
 from keras_rda.utils.arguments import constructor_arguments
 
 
@@ -107,6 +108,7 @@ class RWACell(BaseRDACell):
 
     # No discount (gamma_t = 1): blocks u, g, a.
     discount = False
+    lstm_counterparts = lstm_argument_counterparts(discount=False)
 
     def __init__(
         self,

@@ -44,7 +44,18 @@ def make_cell(cell_class, name, arguments, layer_kwargs):
 
     Returns:
         `(cell, rnn_arguments)`.
+
+    Raises:
+        ValueError: for an argument of `keras.layers.LSTM` in
+            `layer_kwargs` that the cell names in its `lstm_counterparts`
+            (`activation=` to an `RDA`), saying what the layer takes
+            instead (the layer is the cell class's name without `Cell`).
     """
+    validation.no_lstm_arguments(
+        cell_class.__name__.removesuffix("Cell"),
+        layer_kwargs,
+        getattr(cell_class, "lstm_counterparts", {}),
+    )
     cell_arguments = dict(arguments)
     rnn_arguments = {
         key: cell_arguments.pop(key) for key in RNN_ARGUMENTS if key in arguments

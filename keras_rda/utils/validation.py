@@ -110,6 +110,29 @@ def one_of(name, value, choices):
     raise invalid_value(name, f"one of {', '.join(repr(c) for c in choices)}", value)
 
 
+def no_lstm_arguments(owner, kwargs, counterparts):
+    """Refuses an argument of `keras.layers.LSTM` that `owner` does not take,
+    naming what `owner` takes in its place (where Keras would only say
+    "Unrecognized keyword arguments").
+
+    Args:
+        owner: the class the user called, as they wrote it (`"RDA"`).
+        kwargs: the `**kwargs` it received.
+        counterparts: `{argument: what to use instead}` for the LSTM's
+            arguments `owner` refuses (a cell's `lstm_counterparts`).
+
+    Raises:
+        ValueError: for the first key of `kwargs` in `counterparts`.
+    """
+    for name, value in kwargs.items():
+        if name in counterparts:
+            raise ValueError(
+                f"Received an invalid argument `{name}={value!r}` for `{owner}`: "
+                f"`{name}` is an argument of `keras.layers.LSTM`, which `{owner}` "
+                f"does not take. {counterparts[name]}"
+            )
+
+
 def fractions(name, values, count):
     """`values` as a tuple of `count` positive floats summing to 1."""
     try:

@@ -283,6 +283,29 @@ def test_bad_arguments_raise_value_error_naming_them(kwargs, argument):
     assert repr(bad) in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "cls,argument,counterpart",
+    [
+        (keras_rda.RDACell, "activation", "`variant`"),
+        (keras_rda.RDACell, "recurrent_activation", "`attention_activation`"),
+        (keras_rda.RDACell, "unit_forget_bias", "`unit_discount_bias`"),
+        (keras_rda.ParallelRDACell, "unit_forget_bias", "`unit_discount_bias`"),
+        (keras_rda.RWACell, "activation", "fixed"),
+        (keras_rda.RWACell, "recurrent_activation", "fixed"),
+        (keras_rda.RWACell, "unit_forget_bias", "no discount"),
+    ],
+)
+def test_an_lstm_argument_names_the_cells_counterpart(cls, argument, counterpart):
+    with pytest.raises(ValueError) as info:
+        cls(4, **{argument: True})
+    message = str(info.value)
+    assert message.startswith(
+        f"Received an invalid argument `{argument}=True` for `{cls.__name__}`"
+    )
+    assert counterpart in message
+    assert "Unrecognized" not in message
+
+
 def test_units_error_message_is_in_keras_form():
     with pytest.raises(ValueError) as info:
         keras_rda.RWACell(0)

@@ -65,3 +65,41 @@ def test_config_is_flat_and_rebuilds_the_layer(make):
         assert key in config
     again = type(layer).from_config(config)
     assert again.get_config() == config
+
+
+@pytest.mark.parametrize(
+    "make,argument,counterpart",
+    [
+        (lambda: keras_rda.RDA(3, activation="tanh"), "activation", "`variant`"),
+        (
+            lambda: keras_rda.RDA(3, recurrent_activation="sigmoid"),
+            "recurrent_activation",
+            "`attention_activation`",
+        ),
+        (
+            lambda: keras_rda.RDA(3, unit_forget_bias=True),
+            "unit_forget_bias",
+            "`unit_discount_bias`",
+        ),
+        (lambda: keras_rda.RDA(3, use_cudnn=False), "use_cudnn", "`use_kernel`"),
+        (
+            lambda: keras_rda.RWA(3, unit_forget_bias=True),
+            "unit_forget_bias",
+            "no discount",
+        ),
+        (
+            lambda: keras_rda.ParallelRDA(3, activation="tanh"),
+            "activation",
+            "`output_activation`",
+        ),
+    ],
+)
+def test_an_lstm_argument_names_the_layers_counterpart(make, argument, counterpart):
+    # Not Keras's "Unrecognized keyword arguments": the layer says what it
+    # takes instead.
+    with pytest.raises(ValueError) as info:
+        make()
+    message = str(info.value)
+    assert f"argument `{argument}=" in message
+    assert counterpart in message
+    assert "Unrecognized" not in message

@@ -187,3 +187,15 @@ def test_cell_states_name_the_argument_the_owner_and_both_shapes(shapes, batch):
 
 def test_cell_states_leave_a_nested_state_size_unchecked():
     validation.cell_states(_Cell(), [[4, 4], 16], [(2, 9)], 2)
+
+
+def test_no_lstm_arguments_names_the_argument_and_its_counterpart():
+    counterparts = {"activation": "Use `hidden_activation`."}
+    validation.no_lstm_arguments("RDA", {"dtype": "float32"}, counterparts)
+    with pytest.raises(ValueError) as info:
+        validation.no_lstm_arguments("RDA", {"activation": "tanh"}, counterparts)
+    assert str(info.value) == (
+        "Received an invalid argument `activation='tanh'` for `RDA`: `activation` "
+        "is an argument of `keras.layers.LSTM`, which `RDA` does not take. Use "
+        "`hidden_activation`."
+    )
