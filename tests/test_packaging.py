@@ -205,3 +205,24 @@ def test_installed_wheel_runs_keras_rda_tasks(dist, tmp_path):
 
     for name in task_names():
         assert name in result.stdout
+    # Its records name the commit of the clone the run starts in (the
+    # package's own files are in site-packages, outside any checkout). A
+    # script, not `-c`: `-c` would put the checkout's keras_rda first.
+    script = tmp_path / "commit.py"
+    script.write_text(
+        "from keras_rda.lab.reporting import provenance\n"
+        "print(provenance.PACKAGE_ROOT, provenance.git_commit()['commit'])\n"
+    )
+    root, commit = subprocess.run(
+        [str(python), str(script)],
+        cwd=REPO / "docs",
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert pathlib.Path(root).is_relative_to(env_dir), root
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
+    assert commit == head

@@ -16,45 +16,76 @@ import sys
 PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
-def git_commit(root=PACKAGE_ROOT):
+def _git(root, *args):
+    """`git *args` in `root`: its stdout (raises `OSError` or
+    `subprocess.SubprocessError` where git fails or is missing)."""
+    return subprocess.run(
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    ).stdout
+
+
+def _package_checkout(directory, at_top=False):
+    """The top of the git checkout of this package that holds `directory`
+    (a checkout where `keras_rda/__init__.py` is tracked), or None. A
+    working directory in another project's repository is not one; with
+    `at_top`, neither is a checkout whose top is not `directory` (a wheel
+    installed into a virtual environment inside the clone: its files are
+    copies, not the checkout's)."""
+    try:
+        top = pathlib.Path(_git(directory, "rev-parse", "--show-toplevel").strip())
+        _git(top, "ls-files", "--error-unmatch", "keras_rda/__init__.py")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if at_top and top.resolve() != pathlib.Path(directory).resolve():
+        return None
+    return top
+
+
+def _checkout_commit(root):
+    """`{"commit", "dirty"}` of the git checkout at `root` (raises where
+    git fails or `root` is no checkout)."""
+    commit = _git(root, "rev-parse", "HEAD").strip()
+    status = _git(
+        root, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"
+    )
+    return {"commit": commit, "dirty": bool(status.strip())}
+
+
+def git_commit(root=None):
     """`{"commit": sha, "dirty": bool}` of the checkout holding the package.
 
     `dirty` says whether a tracked file differs from the commit, records
     under `results/` aside: a run that rewrites a committed record (or the
     second of two benchmark commands) still ran the committed code.
 
-    Outside a git checkout (an installed wheel, or a copy of the tree on
-    another machine) the commit is `$KERAS_RDA_GIT_COMMIT` when set, else
-    None, and `dirty` is None.
+    Args:
+        root: the checkout to read. Default: the git checkout of keras_rda
+            that holds the package's own files (an editable install, or
+            the tree itself on `PYTHONPATH`); where those are not in one
+            (`pip install ".[lab]"` copies them into `site-packages`), the
+            checkout of keras_rda that holds the working directory: the
+            clone the package was installed from, when the run is started
+            inside it.
+
+    Outside a git checkout (an installed wheel run outside its clone, or a
+    copy of the tree on another machine) the commit is
+    `$KERAS_RDA_GIT_COMMIT` when set, else None, and `dirty` is None.
     """
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-        status = subprocess.run(
-            [
-                "git",
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-                "--",
-                ".",
-                ":!results",
-            ],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return {"commit": os.environ.get("KERAS_RDA_GIT_COMMIT"), "dirty": None}
-    return {"commit": commit, "dirty": bool(status.strip())}
+    if root is None:
+        root = _package_checkout(PACKAGE_ROOT, at_top=True) or _package_checkout(
+            os.getcwd()
+        )
+    if root is not None:
+        try:
+            return _checkout_commit(root)
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return {"commit": os.environ.get("KERAS_RDA_GIT_COMMIT"), "dirty": None}
 
 
 def library_versions():
