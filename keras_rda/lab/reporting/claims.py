@@ -61,8 +61,37 @@ with its conditions:
 - reproduced: every direction and magnitude condition holds;
 - direction only: every direction condition holds (and not every
   magnitude condition, unless the claim gives none);
-- not reproduced: some condition fails;
+- inconclusive (budget): the runs stopped short of the paper's budget
+  (`budget` below) and their outcome does not contradict the paper: some
+  condition fails (a direction condition, or a magnitude condition of a
+  claim without direction conditions), and no condition is contradicted;
+- not reproduced: some condition fails, and, where the runs stopped short
+  of the paper's budget, some condition is contradicted;
 - not run: no readings and no conditions.
+
+A condition that fails is not yet contradicted: it is *contradicted* when
+its reverse holds for every run the two sides read, beyond the seeds'
+spread and beyond the condition's `tie` (a margin within which the two
+sides count as equal, e.g. the held-out noise of one seed): `A < B` (or
+`<=`) when the lowest of A's runs exceeds the highest of B's by more than
+`tie`, `>` and `>=` the other way round, `~` when every run is farther
+than `tol` + `tie` from the right side, `never` when it was met. `met` is
+never contradicted by a run stopped short (it may meet it later). A tie
+or a threshold no unit met within the run contradicts nothing.
+
+A claim's `budget` is the paper's (a dict, or a list of dicts for claims
+with parts of different budgets), each naming the `readings` (labels; all
+run and trial readings by default) it applies to and any of `steps`,
+`epochs` (with `steps_per_epoch` for run records), `seeds` and `scale`
+(the paper's sizes in words, shown beside a record's smaller `scale`; a
+`part` names the entry in the note). What the runs took is read from
+their records (`ran`). They fall short (`shortfalls`) where a run stopped
+before the paper's steps or epochs (other than at its threshold, under
+`--until-threshold`; a trial: other than at 100%), where fewer seeds ran
+than the paper's, or where a record ran at a scale other than the
+paper's (its `scale`). The note of every claim in the verdict table says
+the steps (or epochs), seeds and CPU-hours its runs took and, where they
+fell short of the paper's budget, how far.
 """
 
 import dataclasses
@@ -73,7 +102,8 @@ import statistics
 
 from keras_rda.lab.reporting import fixes
 
-VERDICTS = ("reproduced", "direction only", "not reproduced", "not run")
+INCONCLUSIVE = "inconclusive (budget)"
+VERDICTS = ("reproduced", "direction only", INCONCLUSIVE, "not reproduced", "not run")
 AGGREGATES = ("median", "mean", "min", "max")
 OPS = ("<", "<=", ">", ">=", "~", "met", "never")
 
@@ -323,6 +353,13 @@ class Reading:
     aggregate: str
     format: str
     unit: str = ""
+    spread: Value = None  # the runs' range, lowest low to highest high
+
+    @property
+    def range(self):
+        """The range of the values this reading combines (its value where
+        it combines one)."""
+        return self.value if self.spread is None else self.spread
 
     def text(self):
         out = f"{self.label}: {format_value(self.value, self.format)}"
@@ -355,6 +392,7 @@ def read(reading, results_dir):
         aggregate=how,
         format=reading.get("format", _default_format(kind)),
         unit=reading.get("unit", ""),
+        spread=Value(min(v.low for v in values), max(v.high for v in values)),
     )
 
 
@@ -389,6 +427,256 @@ def format_value(value, fmt):
     if math.isinf(value.high):
         return f"> {one(value.low)}"
     return f"{one(value.low)} to {one(value.high)}"
+
+
+# --- Budgets: what the runs took, against the paper's ----------------------
+
+
+def _reads_runs(reading):
+    return reading.get("value") not in ("row", "enwik8", None)
+
+
+def _pieces(claim, results_dir, labels=None):
+    """`{key: (kind, record, item, reading)}`: every run (kind "run") and
+    trial ("trial") the claim's readings (those of `labels`, if given)
+    read, once each, keyed by record, model and seed (or trial index)."""
+    pieces = {}
+    for reading in claim.get("ours", []):
+        if labels is not None and reading["label"] not in labels:
+            continue
+        if not _reads_runs(reading):
+            continue
+        if reading["value"] in ("epochs_to_100", "best_accuracy"):
+            for name, data in _records(reading, results_dir):
+                where = reading["where"]
+                for index, trial in enumerate(data["trials"]):
+                    if all(trial.get(k) == v for k, v in where.items()):
+                        pieces[(name, index)] = ("trial", data, trial, reading)
+            continue
+        for name, data in _records(reading, results_dir):
+            try:
+                runs = _runs(dict(reading, record=name), results_dir)
+            except ValueError:  # pooled records: the model is in another
+                continue
+            for _, run in runs:
+                key = (name, run["model"], run["settings"]["seed"])
+                pieces.setdefault(key, ("run", data, run, reading))
+    return pieces
+
+
+@dataclasses.dataclass(frozen=True)
+class Ran:
+    """What the runs a claim reads took: their steps and epochs (each
+    `(fewest, most)` or None), seeds, hours of CPU time (a CPU machine's
+    `cpu_seconds`), of wall clock on an accelerator and of wall clock only
+    (a record that keeps no CPU time), how many runs, and their scales."""
+
+    steps: tuple
+    epochs: tuple
+    seeds: tuple
+    cpu_hours: float
+    gpu_hours: float
+    wall_hours: float
+    runs: int
+    scales: tuple
+
+
+def _accelerated(data):
+    return bool((data.get("machine") or {}).get("accelerators"))
+
+
+def ran(claim, results_dir, labels=None):
+    """The `Ran` of the runs and trials a claim's readings (those of
+    `labels`, if given) read; None where they read none."""
+    pieces = _pieces(claim, results_dir, labels)
+    if not pieces:
+        return None
+    steps, epochs, seeds, scales = [], [], set(), set()
+    cpu = gpu = wall = 0.0
+    for kind, data, item, _ in pieces.values():
+        if kind == "run":
+            steps.append(item["steps"])
+            seeds.add(item["settings"]["seed"])
+        else:
+            epochs.append(len(item["accuracy_per_epoch"]))
+            seeds.update(provenance(data)[2])
+        if data.get("scale"):
+            scales.add(data["scale"])
+        if _accelerated(data):
+            gpu += item.get("seconds") or 0.0
+        elif item.get("cpu_seconds") is not None:
+            cpu += item["cpu_seconds"]
+        else:
+            wall += item.get("seconds") or 0.0
+
+    def span(values):
+        return (min(values), max(values)) if values else None
+
+    return Ran(
+        steps=span(steps),
+        epochs=span(epochs),
+        seeds=tuple(sorted(seeds)),
+        cpu_hours=cpu / 3600,
+        gpu_hours=gpu / 3600,
+        wall_hours=wall / 3600,
+        runs=len(pieces),
+        scales=tuple(sorted(scales)),
+    )
+
+
+def _hours(hours):
+    return f"{hours:.2f}" if hours < 0.1 else f"{hours:,.1f}"
+
+
+def ran_text(took):
+    """E.g. "3,600 steps, seed 0, 6.9 CPU-hours (4 runs)"."""
+
+    def span(values, unit):
+        low, high = values
+        text = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+        return f"{text} {unit}" + ("" if (low, high) == (1, 1) else "s")
+
+    parts = []
+    if took.steps:
+        parts.append(span(took.steps, "step"))
+    if took.epochs:
+        parts.append(span(took.epochs, "epoch"))
+    if took.seeds:
+        several = len(took.seeds) > 1
+        parts.append(
+            ("seeds " if several else "seed ") + ", ".join(map(str, took.seeds))
+        )
+    hours = [
+        f"{_hours(took.cpu_hours)} CPU-hours" if took.cpu_hours else "",
+        f"{_hours(took.gpu_hours)} GPU-hours" if took.gpu_hours else "",
+        f"{_hours(took.wall_hours)} hours of wall clock" if took.wall_hours else "",
+    ]
+    parts.append(" and ".join(h for h in hours if h) or "time not recorded")
+    runs = f"{took.runs} run" + ("s" if took.runs > 1 else "")
+    return ", ".join(parts) + f" ({runs})"
+
+
+def budgets(claim):
+    """A claim's `budget` entries, as a list (none where it gives none)."""
+    budget = claim.get("budget") or []
+    return [budget] if isinstance(budget, dict) else list(budget)
+
+
+BUDGET_KEYS = (
+    "part",
+    "readings",
+    "scale",
+    "steps",
+    "epochs",
+    "steps_per_epoch",
+    "seeds",
+)
+
+
+def _percent(fraction):
+    return f"{100 * fraction:.0f}%" if fraction >= 0.01 else f"{100 * fraction:.1f}%"
+
+
+def _entry_shortfalls(claim, entry, results_dir):
+    unknown = sorted(set(entry) - set(BUDGET_KEYS))
+    if unknown:
+        raise ValueError(f"claim {claim.get('id')!r}: unknown budget keys {unknown}")
+    labels = entry.get("readings") or [
+        r["label"] for r in claim.get("ours", []) if _reads_runs(r)
+    ]
+    missing = [
+        label
+        for label in labels
+        if label not in [r["label"] for r in claim.get("ours", [])]
+    ]
+    if missing:
+        raise ValueError(f"claim {claim.get('id')!r}: the budget names {missing}")
+    pieces = list(_pieces(claim, results_dir, labels).values())
+    if not pieces:
+        raise ValueError(f"claim {claim.get('id')!r}: the budget reads no run")
+    out = []
+    scales = sorted({d["scale"] for _, d, _, _ in pieces if d.get("scale")} - {"paper"})
+    if scales:
+        paper = f" (the paper's: {entry['scale']})" if entry.get("scale") else ""
+        out.append(f"at the {' and '.join(scales)} scale{paper}")
+    runs = [item for kind, _, item, _ in pieces if kind == "run"]
+    # A run that stopped at its threshold is done; any other ran its steps.
+    unmet = [
+        run
+        for run in runs
+        if run.get("steps_to_threshold") is None
+        or not run["settings"].get("stop_at_threshold")
+    ]
+    if entry.get("steps"):
+        short = [run["steps"] for run in unmet if run["steps"] < entry["steps"]]
+        if short:
+            out.append(
+                f"{min(short):,} of the paper's {entry['steps']:,} steps "
+                f"({_percent(min(short) / entry['steps'])})"
+            )
+    if entry.get("epochs"):
+        done = [
+            len(trial["accuracy_per_epoch"])
+            for kind, _, trial, _ in pieces
+            if kind == "trial" and not trial.get("epochs_to_100")
+        ]
+        if unmet and not entry.get("steps_per_epoch"):
+            raise ValueError(
+                f"claim {claim.get('id')!r}: a budget in epochs over runs "
+                "needs steps_per_epoch"
+            )
+        done += [run["steps"] / entry["steps_per_epoch"] for run in unmet]
+        short = [epochs for epochs in done if epochs < entry["epochs"]]
+        if short:
+            out.append(
+                f"{min(short):,.0f} of the paper's {entry['epochs']:,} epochs "
+                f"({_percent(min(short) / entry['epochs'])})"
+            )
+    if entry.get("seeds"):
+        counts = []
+        for label in labels:
+            took = ran(claim, results_dir, [label])
+            if took is not None:
+                counts.append(len(took.seeds))
+        fewest = min(counts) if counts else 0
+        if fewest < entry["seeds"]:
+            seeds = "seed" if fewest == 1 else "seeds"
+            out.append(f"{fewest} {seeds} of the paper's {entry['seeds']}")
+    if out and entry.get("part"):
+        out = [f"{entry['part']}: {', '.join(out)}"]
+    return out
+
+
+def shortfalls(claim, results_dir):
+    """How the runs a claim reads stopped short of the paper's budget (its
+    `budget`), as phrases ("3,600 of the paper's 20,000 steps (18%)", "1
+    seed of the paper's 3", "at the small scale"); empty where they did not
+    or the claim gives no budget.
+
+    Raises:
+        ValueError: a budget with an unknown key, naming a label no reading
+            has, reading no run, or in epochs over runs without
+            `steps_per_epoch`.
+    """
+    out = []
+    for entry in budgets(claim):
+        out += _entry_shortfalls(claim, entry, results_dir)
+    return out
+
+
+def budget_text(claim, results_dir):
+    """The note's words on the budget: what the runs took and, against the
+    paper's budget, how far short (or that they are at it)."""
+    took = ran(claim, results_dir)
+    if took is None:
+        return ""
+    text = f" *Ran:* {ran_text(took)}."
+    short = shortfalls(claim, results_dir)
+    if short:
+        text += " *Short of the paper's budget:* " + "; ".join(short) + "."
+    elif budgets(claim):
+        text += " *At the paper's budget.*"
+    return text
 
 
 # --- Conditions and verdicts ----------------------------------------------
@@ -427,6 +715,37 @@ def holds(condition, readings):
     return left.high <= right.low
 
 
+def _side_range(side, readings):
+    if isinstance(side, (int, float)):
+        return Value.exact(side)
+    if side not in readings:
+        raise ValueError(f"a condition names {side!r}, which no reading has")
+    return readings[side].range
+
+
+def contradicts(condition, readings):
+    """Whether the readings contradict `condition`: its reverse holds for
+    every run of both sides, beyond the seeds' spread and the condition's
+    `tie`. A failed condition that is not contradicted (a tie, a threshold
+    not yet met) is one a longer run could still meet."""
+    op = condition["op"]
+    if op not in OPS:
+        raise ValueError(f"unknown operator {op!r}; expected one of {OPS}")
+    left = _side_range(condition["left"], readings)
+    if op == "met":
+        return False
+    if op == "never":
+        return left.is_exact
+    right = _side_range(condition["right"], readings).scaled(condition.get("times", 1))
+    tie = condition.get("tie", 0)
+    if op == "~":
+        tol = condition["tol"] + tie
+        return left.low > right.high + tol or left.high < right.low - tol
+    if op in (">", ">="):
+        left, right = right, left
+    return left.low > right.high + tie
+
+
 def condition_text(condition):
     """A condition as text, e.g. `GRU >= 3 x RDA`."""
     op = condition["op"]
@@ -440,9 +759,11 @@ def condition_text(condition):
     return f"{condition['left']} {op} {right}"
 
 
-def check_verdict(claim, readings):
+def check_verdict(claim, readings, short=()):
     """The ways `claim`'s verdict disagrees with its conditions (empty when
-    it agrees); `readings` maps each label to its `Reading`."""
+    it agrees); `readings` maps each label to its `Reading`, `short` says
+    how its runs stopped short of the paper's budget (`shortfalls`; empty:
+    at the budget, or the claim gives none)."""
     verdict = claim["verdict"]
     direction = claim.get("direction", [])
     magnitude = claim.get("magnitude", [])
@@ -471,8 +792,38 @@ def check_verdict(claim, readings):
             problems.append(
                 "direction only, but every magnitude condition holds: reproduced"
             )
-    elif not failed_direction and not failed_magnitude:
-        problems.append("not reproduced, but every condition holds")
+    failed = failed_direction + failed_magnitude
+    contradicted = [c for c in failed if contradicts(c, readings)]
+    # Short, and what fails could still hold after the paper's budget.
+    undecided = bool(
+        short and failed and not contradicted and (failed_direction or not direction)
+    )
+    if verdict == INCONCLUSIVE:
+        if not short:
+            problems.append(
+                "inconclusive (budget), but no run stopped short of the "
+                "paper's budget (or the claim gives none)"
+            )
+        if not failed:
+            problems.append("inconclusive (budget), but every condition holds")
+        elif direction and not failed_direction:
+            problems.append(
+                "inconclusive (budget), but every direction condition holds: "
+                "direction only"
+            )
+        for c in contradicted:
+            problems.append(
+                f"inconclusive (budget), but {condition_text(c)} is contradicted"
+            )
+    elif verdict == "not reproduced":
+        if not failed:
+            problems.append("not reproduced, but every condition holds")
+        elif undecided:
+            problems.append(
+                "not reproduced on runs short of the paper's budget ("
+                + "; ".join(short)
+                + ") that contradict no condition: inconclusive (budget)"
+            )
     return problems
 
 
@@ -607,6 +958,7 @@ def claims_markdown(data, results_dir, name="claims"):
         ]
         lines.append("| " + " | ".join(_escape(c) for c in cells) + " |")
         note = f"- **{index}.** *Setting:* {claim.get('setting') or '-'}"
+        note += budget_text(claim, results_dir)
         if claim.get("cause"):
             note += f" *Cause:* {claim['cause']}"
         found = claim_fixes(claim, results_dir, fix_table)
@@ -622,7 +974,8 @@ def claims_markdown(data, results_dir, name="claims"):
         "Verdicts: "
         + verdict_counts_text(counts)
         + f". Each verdict's conditions on the numbers are in"
-        f" `results/{name}.json`." + (f" {data['rules']}" if data.get("rules") else ""),
+        f" `results/{name}.json`. {INCONCLUSIVE_RULE}"
+        + (f" {data['rules']}" if data.get("rules") else ""),
     ]
     for fix_id, numbers in before.items():
         several = len(numbers) > 1
@@ -653,6 +1006,16 @@ def claims_markdown(data, results_dir, name="claims"):
     return "\n".join(lines)
 
 
+# The rule of the fifth verdict, as the pages state it under each table.
+INCONCLUSIVE_RULE = (
+    "Inconclusive (budget): the runs stopped short of the paper's budget (the "
+    "claim's note says how far) and their outcome does not contradict the "
+    "paper: what fails is a tie within the seeds' spread or the held-out "
+    "noise, or a threshold not yet met, which a run to the paper's budget "
+    "could still meet."
+)
+
+
 def verdict_counts(data):
     """`{verdict: number of claims}` of a claims record, every verdict of
     `VERDICTS` in order (zero included)."""
@@ -663,7 +1026,8 @@ def verdict_counts(data):
 
 
 def verdict_counts_text(counts):
-    """E.g. "3 reproduced, 9 direction only, 3 not reproduced, 3 not run"."""
+    """E.g. "3 reproduced, 9 direction only, 2 inconclusive (budget), 3 not
+    reproduced, 3 not run"."""
     return ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
 
 

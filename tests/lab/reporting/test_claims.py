@@ -110,6 +110,183 @@ def test_check_verdict_rules():
     assert check(_claim("tried"), readings)
 
 
+def _reading(label, *values):
+    """A Reading over runs with `values` (Values), their median."""
+    return claims.Reading(
+        label,
+        claims.aggregate(list(values)),
+        len(values),
+        "median",
+        "int",
+        spread=claims.Value(min(v.low for v in values), max(v.high for v in values)),
+    )
+
+
+def test_a_condition_is_contradicted_only_beyond_the_spread_and_the_tie():
+    exact, more = claims.Value.exact, claims.Value.more_than
+    readings = {
+        "A": _reading("A", exact(250), exact(300), exact(400)),
+        "B": _reading("B", exact(200), exact(280), exact(350)),
+        "C": _reading("C", exact(500)),
+        "never": _reading("never", more(3600)),
+        "also never": _reading("also never", more(3600)),
+    }
+    contradicts = claims.contradicts
+    # A's median is above B's, but the seeds overlap: not contradicted.
+    assert not claims.holds({"left": "A", "op": "<", "right": "B"}, readings)
+    assert not contradicts({"left": "A", "op": "<", "right": "B"}, readings)
+    # C above every seed of A: contradicted, unless within the tie.
+    assert contradicts({"left": "C", "op": "<", "right": "A"}, readings)
+    assert contradicts({"left": "A", "op": ">", "right": "C"}, readings)
+    assert not contradicts({"left": "C", "op": "<", "right": "A", "tie": 100}, readings)
+    assert contradicts({"left": "C", "op": "<", "right": "A", "tie": 99}, readings)
+    # Two units that never met the threshold: neither order is contradicted.
+    for op in ("<", ">"):
+        condition = {"left": "never", "op": op, "right": "also never"}
+        assert not claims.holds(condition, readings)
+        assert not contradicts(condition, readings)
+    # A threshold not met may be met later; one met contradicts `never`.
+    assert not contradicts({"left": "never", "op": "met"}, readings)
+    assert contradicts({"left": "C", "op": "never"}, readings)
+    assert not contradicts({"left": "never", "op": "never"}, readings)
+    # More than 3,600 steps is already beyond 1.5 x 2,000.
+    assert contradicts(
+        {"left": "never", "op": "<=", "right": 2000, "times": 1.5}, readings
+    )
+    assert not contradicts(
+        {"left": "never", "op": "<=", "right": 5329, "times": 1.5}, readings
+    )
+    assert contradicts({"left": "C", "op": "~", "right": 400, "tol": 50}, readings)
+    assert not contradicts({"left": "C", "op": "~", "right": 400, "tol": 100}, readings)
+
+
+def test_a_short_run_that_does_not_contradict_the_paper_is_inconclusive():
+    """The fifth verdict: short of the paper's budget and nothing
+    contradicted is 'inconclusive (budget)', not 'not reproduced'; short
+    and contradicted stays 'not reproduced'; at the budget (or without
+    one) the verdicts are as before, and 'inconclusive' is refused."""
+    exact, more = claims.Value.exact, claims.Value.more_than
+    readings = {
+        "RDA": _reading("RDA", more(3600)),
+        "LSTM": _reading("LSTM", more(3600)),
+        "GRU": _reading("GRU", exact(3000)),
+    }
+    check = claims.check_verdict
+    undecided = {"left": "RDA", "op": "<", "right": "LSTM"}  # both > 3,600
+    contradicted = {"left": "RDA", "op": "<", "right": "GRU"}  # > 3,600 vs 3,000
+    holds = {"left": "GRU", "op": "<", "right": "LSTM"}
+    short = ["3,600 of the paper's 20,000 steps (18%)"]
+    inconclusive = claims.INCONCLUSIVE
+
+    # Short, and what fails could still hold: inconclusive, not "not reproduced".
+    assert check(_claim(inconclusive, [undecided, holds]), readings, short) == []
+    assert check(_claim("not reproduced", [undecided, holds]), readings, short)
+    assert check(_claim(inconclusive, magnitude=[undecided]), readings, short) == []
+    # Short, but a condition is contradicted: not reproduced.
+    assert (
+        check(_claim("not reproduced", [undecided, contradicted]), readings, short)
+        == []
+    )
+    assert check(_claim(inconclusive, [undecided, contradicted]), readings, short)
+    # Short, and every condition holds: judged on the numbers.
+    assert check(_claim("reproduced", [holds]), readings, short) == []
+    assert check(_claim(inconclusive, [holds]), readings, short)
+    # Short with the direction holding and a magnitude open: direction only.
+    assert check(_claim("direction only", [holds], [undecided]), readings, short) == []
+    assert check(_claim(inconclusive, [holds], [undecided]), readings, short)
+    # At the paper's budget: judged as before, never inconclusive.
+    assert check(_claim("not reproduced", [undecided, holds]), readings) == []
+    assert check(_claim(inconclusive, [undecided, holds]), readings)
+
+
+def _budget_record(tmp_path, name, runs, **more):
+    curve = [{"step": 100, "val_accuracy": 0.5}]
+    record = {
+        "metric": "accuracy",
+        "scale": "paper",
+        "machine": {"accelerators": []},
+        **more,
+        "runs": [
+            {
+                "model": model,
+                "steps": steps,
+                "steps_to_threshold": reached,
+                "final": {"accuracy": 0.5},
+                "curve": curve,
+                "seconds": 1800.0,
+                "cpu_seconds": 3600.0,
+                "settings": {"seed": seed, "stop_at_threshold": stop},
+            }
+            for model, seed, steps, reached, stop in runs
+        ],
+    }
+    (tmp_path / f"{name}.json").write_text(json.dumps(record))
+
+
+def test_the_budget_is_read_from_the_records(tmp_path):
+    """Steps, seeds and CPU-hours come from the runs a claim reads; a run
+    falls short of the paper's steps unless it stopped at its threshold,
+    fewer seeds than the paper's fall short, and so does a smaller scale."""
+    _budget_record(
+        tmp_path,
+        "copy",
+        [
+            ("rda", 0, 3600, None, True),  # stopped at 3,600 steps: short
+            ("gru", 0, 2000, 2000, True),  # stopped at its threshold: done
+            ("lstm", 0, 1600, 400, False),  # met it by noise, killed at 1,600
+        ],
+    )
+    _budget_record(tmp_path, "small", [("rda", 0, 400, None, False)], scale="small")
+
+    def claim(budget, models=("rda", "gru"), record="copy"):
+        return {
+            "id": "x",
+            "ours": [
+                {"label": m, "record": record, "model": m, "value": "final"}
+                for m in models
+            ],
+            "budget": budget,
+        }
+
+    took = claims.ran(claim({}), tmp_path)
+    assert took.steps == (2000, 3600) and took.seeds == (0,)
+    assert took.cpu_hours == pytest.approx(2.0) and took.runs == 2
+    assert (
+        claims.ran_text(took) == "2,000 to 3,600 steps, seed 0, 2.0 CPU-hours (2 runs)"
+    )
+    assert claims.shortfalls(claim({"steps": 20000}), tmp_path) == [
+        "3,600 of the paper's 20,000 steps (18%)"
+    ]
+    assert claims.shortfalls(claim({"steps": 3600}), tmp_path) == []
+    assert claims.shortfalls(claim({"steps": 3000}, ["lstm"]), tmp_path) == [
+        "1,600 of the paper's 3,000 steps (53%)"
+    ]
+    assert (
+        claims.shortfalls(claim({"readings": ["gru"], "steps": 20000}), tmp_path) == []
+    )
+    assert claims.shortfalls(claim({"seeds": 3}), tmp_path) == [
+        "1 seed of the paper's 3"
+    ]
+    assert claims.shortfalls(
+        claim({"epochs": 50, "steps_per_epoch": 100, "part": "RDA"}, ["rda"]),
+        tmp_path,
+    ) == ["RDA: 36 of the paper's 50 epochs (72%)"]
+    assert claims.shortfalls(
+        claim({"scale": "250 units"}, ["rda"], "small"), tmp_path
+    ) == ["at the small scale (the paper's: 250 units)"]
+    text = claims.budget_text(claim({"steps": 20000}), tmp_path)
+    assert "*Short of the paper's budget:* 3,600 of the paper's 20,000 steps" in text
+    assert "*At the paper's budget.*" in claims.budget_text(
+        claim({"steps": 10}), tmp_path
+    )
+    with pytest.raises(ValueError, match="unknown budget keys"):
+        claims.shortfalls(claim({"step": 10}), tmp_path)
+    with pytest.raises(ValueError, match="names"):
+        claims.shortfalls(claim({"readings": ["GRU"], "steps": 10}), tmp_path)
+    with pytest.raises(ValueError, match="steps_per_epoch"):
+        claims.shortfalls(claim({"epochs": 5}), tmp_path)
+
+
 # --- The claims records ---------------------------------------------------
 
 
@@ -146,10 +323,13 @@ def test_claims_records_are_well_formed(path):
 def test_every_verdict_agrees_with_the_numbers_of_its_records(path):
     """Where the rule is mechanical: a reproduced claim's conditions hold on
     our numbers, a direction-only claim's direction holds, a claim not
-    reproduced has a condition that fails, a claim not run has no number."""
+    reproduced has a condition that fails (and, on runs short of the
+    paper's budget, one that is contradicted), an inconclusive one ran
+    short and contradicts nothing, a claim not run has no number."""
     problems = {}
     for claim in _claims(path)["claims"]:
-        found = claims.check_verdict(claim, _readings(claim))
+        short = claims.shortfalls(claim, RESULTS)
+        found = claims.check_verdict(claim, _readings(claim), short)
         if found:
             problems[claim["id"]] = found
     assert not problems
@@ -390,7 +570,12 @@ def test_report_rebuilds_a_verdict_table_from_the_records(tmp_path):
     text = page.read_text()
     assert "| RDA: > 400 |" in text and "**not reproduced**" in text
     assert "| `results/multicopy-compare.json` | 0123456 | 3 |" in text
-    assert "0 reproduced, 0 direction only, 1 not reproduced, 0 not run" in text
+    assert (
+        "0 reproduced, 0 direction only, 0 inconclusive (budget), 1 not "
+        "reproduced, 0 not run" in text
+    )
+    # The note says what the run took, read from the record.
+    assert "*Ran:* 400 steps, seed 3, time not recorded (1 run)." in text
     assert main(["report", "--root", str(root), "--check"]) == 0
     page.write_text(text.replace("> 400", "400"))
     assert main(["report", "--root", str(root), "--check"]) == 1
@@ -454,7 +639,8 @@ def test_a_guide_can_show_one_papers_summary(tmp_path):
     assert names == ["claims/x:summary"]
     assert new.splitlines()[1] == (
         "**X**, what our runs show (3 claims: 1 reproduced, 0 direction only, "
-        "2 not reproduced, 0 not run): A reproduces; B does not."
+        "0 inconclusive (budget), 2 not reproduced, 0 not run): A reproduces; "
+        "B does not."
     )
     report.write_json(tmp_path / "claims" / "x.json", dict(record, summary=""))
     with pytest.raises(ValueError, match="'X' has no summary"):
