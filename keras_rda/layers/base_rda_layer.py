@@ -100,7 +100,13 @@ class BaseRDALayer(BaseRNN):
         h0, n0, d0, m0 = (ops.cast(s, acc) for s in initial_state)
         # A zero (reset) state starts from `h_0` (see `BaseRDACell`).
         initial_state = [cell.read_hidden_state(h0, d0), n0, d0, m0]
-        kernel = kernels.choose(self.use_kernel, self._kernel_unsupported(), self.name)
+        batch, time = sequences.shape[:2]
+        workload = kernels.Workload(
+            "recurrence", batch, time, cell.units, cell.num_blocks
+        )
+        kernel = kernels.choose(
+            self.use_kernel, self._kernel_unsupported(), self.name, workload
+        )
         if kernel or (
             self.fused_recurrence
             and not self.unroll

@@ -77,9 +77,13 @@ class ParallelRDA(BaseRDALayer):
         use_kernel: `"auto"` (default), True or False: whether to run the
             scan as a fused GPU kernel (chunked, two passes; Pallas on JAX,
             Triton on PyTorch), as `keras.layers.LSTM`'s `use_cudnn`.
-            `"auto"` runs it on a GPU (in float32 and mixed precision) and
-            the scan above otherwise, with the same results; True raises a
-            `ValueError` where it cannot run; False never runs it.
+            `"auto"` runs the scan above until a committed GPU measurement
+            shows the kernel faster on that backend and device class (none
+            does yet), so it never runs slower or raises where the scan
+            above runs. True runs the kernel where it can: a CUDA GPU of
+            compute capability 8.0 or later, float32 or mixed precision,
+            within its size limits (fewer than 2**31 elements); elsewhere
+            it raises a `ValueError` saying why. False never runs it.
             `scan_method` and `chunk_size` choose the portable scan.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
@@ -191,7 +195,10 @@ class ParallelRDA(BaseRDALayer):
             )
         acc = cell.accumulation_dtype
         state = [ops.cast(s, acc) for s in initial_state]
-        if kernels.choose(self.use_kernel, self._kernel_unsupported(), self.name):
+        workload = kernels.Workload("scan", *z.shape)
+        if kernels.choose(
+            self.use_kernel, self._kernel_unsupported(), self.name, workload
+        ):
             averages, final_state = kernels.discounted_average_scan(
                 z, log_a, log_gamma, positive, state
             )

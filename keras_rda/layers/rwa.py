@@ -59,12 +59,15 @@ class RWA(BaseRDALayer):
         use_kernel: `"auto"` (default), True or False: whether to run the
             recurrence as one fused GPU kernel per pass (Pallas on JAX,
             Triton on PyTorch), as `keras.layers.LSTM`'s `use_cudnn`.
-            `"auto"` runs it on a GPU where the configuration allows
-            (up to 512 units; everything but `unroll=True`, float64, and
-            ReLU attention with a learned initial state) and today's path
-            otherwise, with the same results; True raises a `ValueError`
-            where it cannot run; False never runs it. TensorFlow always
-            takes today's path.
+            `"auto"` runs today's path until a committed GPU measurement
+            shows the kernel faster on that backend and device class (none
+            does yet), so it never runs slower or raises where today's path
+            runs. True runs the kernel where it can: a CUDA GPU of compute
+            capability 8.0 or later with the shared memory it needs, within
+            its size limits (up to 512 units, fewer than 2**31 elements),
+            not `unroll=True`, float64, nor ReLU attention with a learned
+            initial state; elsewhere it raises a `ValueError` saying why.
+            False never runs it. TensorFlow always takes today's path.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:

@@ -58,7 +58,10 @@ Supports: RDA and RWA (`discount`), attention `exp`, `sigmoid`, `softplus`,
 dropout mask, given initial states, and float32, float16 or bfloat16 inputs
 (computed in float32; results in the dtypes `fused_recurrence` returns).
 Not float64 (`unsupported_reason`), nor `time * batch * k * units` of
-2**31 or more (the kernels index in int32; a `ValueError`).
+2**31 or more (the kernels index in int32: `size_reason`, a `ValueError`
+here, the portable path under the layers' `use_kernel="auto"`). The shared
+memory a block needs grows with the units (`shared_memory_bytes`), which
+the layers check against the device's limit.
 
 Interpret mode. `recurrence(..., interpret=True)` runs the kernels through
 Triton's interpreter on CPU tensors (CI): Triton reads `TRITON_INTERPRET`
@@ -72,6 +75,7 @@ aborts it.
 import torch
 
 from keras_rda.ops import attention_average
+from keras_rda.ops import kernels as _kernel_rules
 from keras_rda.ops.kernels import _triton_import
 
 #: Batch rows per program (`tl.dot` needs at least 16).
@@ -112,6 +116,38 @@ def unsupported_reason(spec, dtype):
     if spec.hidden_activation not in _HIDDEN:
         return f"hidden_activation={spec.hidden_activation!r} has no kernel"
     return None
+
+
+def size_reason(time, batch, units, blocks):
+    """Why the kernels cannot take a sequence of this size, or None.
+
+    Args:
+        time, batch: the sequence's steps and rows (None where unknown).
+        units: the layer's units.
+        blocks: `k`, the gate blocks per unit (4 for RDA, 3 for RWA).
+
+    Returns:
+        None, or a sentence: the input projections `[time, batch,
+        k * units]`, the largest tensor the kernels index, reach 2**31
+        elements (their offsets are int32).
+    """
+    return _kernel_rules.int32_reason(
+        "the input projections [time, batch, k * units]",
+        (time, batch, blocks * units),
+    )
+
+
+def shared_memory_bytes(units):
+    """The shared memory per block the kernels need at `units`, in bytes.
+
+    The recurrent matmul's dot operands staged in shared memory, two
+    stages of a `[BLOCK_K, BLOCK_U]` tile of `R` and a `[BLOCK_BATCH,
+    BLOCK_K]` tile of the left operand, float32: the shared memory Triton
+    reports for both kernels compiled for sm_90 at 64, 128, 256 and 512
+    padded units.
+    """
+    block_u, block_k, _ = _launch_config(units)
+    return 2 * 4 * block_k * (block_u + BLOCK_BATCH)
 
 
 def recurrence(
@@ -199,7 +235,7 @@ def _check_shapes(projected, recurrent_kernel, initial_state, spec):
             "least one time step, got shape "
             f"{tuple(projected.shape)}"
         )
-    if projected.numel() >= 2**31:
+    if projected.numel() >= _kernel_rules.INT32_ELEMENTS:
         raise ValueError(
             "Received an invalid value for argument `projected`, expected "
             "fewer than 2**31 elements (the kernels index in int32), got shape "

@@ -43,7 +43,10 @@ Support. float32 computation (other float dtypes are cast; the results come
 back in the inputs' dtypes); `positive` None, or boolean
 `[batch, time, units]` / `[batch, time, 1]`; any batch, units and length
 (loads and stores are masked, nothing is padded) with fewer than 2**31
-elements per input (32-bit offsets). CUDA tensors, or CPU tensors with
+elements per input (the offsets are int32) and at most 65,535 chunks and
+65,535 unit tiles (CUDA's grid): `size_reason`, a `ValueError` here, the
+portable path under `ParallelRDA(use_kernel="auto")`. CUDA tensors, or CPU
+tensors with
 `interpret=True` (`TRITON_INTERPRET=1`, set here before the kernels are
 first defined; the mode then holds for the process). Triton is imported
 only when a kernel is first needed: importing it in a process that has
@@ -58,6 +61,7 @@ each other).
 
 import torch
 
+from keras_rda.ops import kernels as _kernel_rules
 from keras_rda.ops.kernels import _triton_import
 
 #: Steps per chunk (a power of two): the sequential depth of the per-chunk
@@ -67,6 +71,33 @@ CHUNK_SIZE = 32
 BLOCK_UNITS = 32
 #: Warps per program on a GPU (a tile of 32 units is one warp's lanes).
 NUM_WARPS = 1
+
+
+def size_reason(batch, length, units, chunk_size=CHUNK_SIZE):
+    """Why the kernels cannot take a sequence of this size, or None.
+
+    Args:
+        batch, length, units: the sizes of `features` (None where unknown).
+        chunk_size: steps per chunk.
+
+    Returns:
+        None, or a sentence: an input of `[batch, length, units]` reaches
+        2**31 elements (the kernels' offsets are int32), or the chunks or
+        unit tiles exceed what CUDA launches along one grid axis.
+    """
+    reason = _kernel_rules.int32_reason(
+        "the inputs [batch, time, units]", (batch, length, units)
+    )
+    if reason is None and length is not None:
+        reason = _kernel_rules.grid_reason(
+            f"{length:,} steps in chunks of {chunk_size}", -(-length // chunk_size)
+        )
+    if reason is None and units is not None:
+        block = _block_units(units)
+        reason = _kernel_rules.grid_reason(
+            f"{units:,} units in tiles of {block}", -(-units // block)
+        )
+    return reason
 
 
 def discounted_average_scan(
@@ -100,8 +131,8 @@ def discounted_average_scan(
         final state each `[batch, units]`.
 
     Raises:
-        ValueError: `chunk_size` is not a power of two, or `positive` has
-            another shape.
+        ValueError: `chunk_size` is not a power of two, `positive` has
+            another shape, or `features` is too large (`size_reason`).
     """
     if (
         not isinstance(chunk_size, int)
@@ -113,6 +144,13 @@ def discounted_average_scan(
             f"power of two, got {chunk_size!r}"
         )
     batch, length, units = features.shape
+    reason = size_reason(batch, length, units, chunk_size)
+    if reason is not None:
+        raise ValueError(
+            "Received an invalid value for argument `features`, expected a "
+            f"shape the Triton scan can index, got {tuple(features.shape)}: "
+            f"{reason}"
+        )
     if positive is not None and tuple(positive.shape) not in (
         (batch, length, units),
         (batch, length, 1),

@@ -457,3 +457,44 @@ def test_the_kernels_compile_for_a_gpu_without_one(tmp_path):
         timeout=300,
     )
     assert result.returncode == 0 and "compiled" in result.stdout, result.stderr[-3000:]
+
+
+def test_sizes_past_int32_offsets_are_refused():
+    kernel = _kernel()
+    assert kernel.size_reason(1000, 100, 250, 4) is None
+    assert kernel.size_reason(None, 100, 250, 4) is None
+    reason = kernel.size_reason(2**16, 2**10, 2**7, 4)
+    assert "input projections" in reason and "int32" in reason
+
+
+def test_the_shared_memory_a_block_needs_grows_with_the_padded_units():
+    """Two stages of the recurrent matmul's float32 dot operands: what
+    ptxas reported for sm_90 at 256 padded units (68 KB) and 512 (132 KB)."""
+    kernel = _kernel()
+    assert kernel.shared_memory_bytes(250) == 68 * 1024
+    assert kernel.shared_memory_bytes(257) == 132 * 1024
+    assert kernel.shared_memory_bytes(512) == 132 * 1024
+
+
+def test_shared_memory_and_size_limits_reach_the_layers_choice(monkeypatch):
+    """On a GPU said to be there with a measured recurrence: 257 units do
+    not fit an A10's 99 KB per block, 250 do; a sequence past 2**31
+    elements falls back under "auto" and is refused under True."""
+    monkeypatch.delenv(kernels.INTERPRET_VARIABLE, raising=False)
+    monkeypatch.setattr(kernels, "unavailable_reason", lambda: None)
+    a10 = kernels.Device("cuda", "NVIDIA A10", (8, 6), 99 * 1024)
+    monkeypatch.setattr(kernels, "gpu_device", lambda backend=None: a10)
+    monkeypatch.setattr(
+        kernels, "MEASURED_FASTER", {("recurrence", "torch", "sm_86"): "a.json"}
+    )
+    assert kernels.choose(
+        "auto", workload=kernels.Workload("recurrence", 100, 1000, 250, 4)
+    )
+    wide = kernels.Workload("recurrence", 100, 1000, 257, 4)
+    assert kernels.choose("auto", workload=wide) is False
+    with pytest.raises(ValueError, match="use_kernel=True.*shared memory.*NVIDIA A10"):
+        kernels.choose(True, workload=wide)
+    long = kernels.Workload("recurrence", 2**10, 2**16, 128, 4)
+    assert kernels.choose("auto", workload=long) is False
+    with pytest.raises(ValueError, match="use_kernel=True.*int32"):
+        kernels.choose(True, workload=long)

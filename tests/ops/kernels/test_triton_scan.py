@@ -120,3 +120,45 @@ def test_bad_chunk_size_and_mask_shape_raise():
         triton_scan.discounted_average_scan(
             x, x, x, torch.ones((2, 5, 2), dtype=torch.bool), state, interpret=True
         )
+
+
+def test_sizes_past_int32_offsets_or_the_grid_are_refused():
+    """The kernels' offsets are int32 and CUDA's grid has at most 65,535
+    programs along its chunk and unit axes: `size_reason` says so, the
+    scan raises naming `features` (nothing is allocated: meta tensors)."""
+    import torch
+
+    from keras_rda.ops.kernels import triton_scan
+
+    assert triton_scan.size_reason(100, 1000, 250) is None
+    assert triton_scan.size_reason(None, None, 250) is None
+    assert "int32" in triton_scan.size_reason(2, 2**15, 2**15)
+    assert "int32" not in triton_scan.size_reason(1, 2**16 * 32, 1)
+    assert "chunks of 32" in triton_scan.size_reason(1, 2**16 * 32, 1)
+    assert triton_scan.size_reason(1, 65535 * 32, 1) is None
+    big = torch.empty((2, 2**15, 2**15), device="meta")
+    state = (torch.empty((2, 2**15), device="meta"),) * 3
+    with pytest.raises(
+        ValueError, match=r"argument `features`.*2, 32768, 32768.*int32"
+    ):
+        triton_scan.discounted_average_scan(big, big, big, None, state)
+
+
+def test_the_size_limits_reach_the_layers_choice(monkeypatch):
+    """Under "auto" (a measured kernel, on a GPU said to be there) a
+    sequence past the limits takes the portable path; True raises."""
+    from keras_rda.ops import kernels
+
+    monkeypatch.delenv(kernels.INTERPRET_VARIABLE, raising=False)
+    monkeypatch.setattr(kernels, "unavailable_reason", lambda: None)
+    device = kernels.Device("cuda", "NVIDIA H100", (9, 0), 227 * 1024)
+    monkeypatch.setattr(kernels, "gpu_device", lambda backend=None: device)
+    monkeypatch.setattr(
+        kernels, "MEASURED_FASTER", {("scan", "torch", "sm_90"): "a-record.json"}
+    )
+    fits = kernels.Workload("scan", 100, 1000, 250)
+    too_large = kernels.Workload("scan", 2, 2**15, 2**15)
+    assert kernels.choose("auto", workload=fits) is True
+    assert kernels.choose("auto", workload=too_large) is False
+    with pytest.raises(ValueError, match="use_kernel=True.*int32"):
+        kernels.choose(True, workload=too_large)
