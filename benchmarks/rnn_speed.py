@@ -7,7 +7,14 @@ per-step tasks: copy, multicopy, character models). All
 models are built in one process and timed interleaved (model A, B, C, ...,
 then again), so that machine load affects them alike; the table reports the
 median step time of each as a ratio to `keras.layers.LSTM` of the same size
-measured in the same run. Runs on whatever backend `KERAS_BACKEND` selects.
+measured in the same run (`--reference` names another, e.g.
+`torch.nn.LSTM` on PyTorch). Runs on whatever backend `KERAS_BACKEND`
+selects.
+
+With `--floors`, the matmul floors of the units (`matmul_floor`: the
+recurrent matmuls of a training step alone, in the layers' own loop) are
+timed in the same rounds, and each layer's time is also given as a ratio
+to its unit's floor.
 
 With `--memory`, each model's peak memory for one training step at the
 `--memory-length` (1000) is measured in a fresh subprocess per model: the process's
@@ -19,6 +26,9 @@ tracing and compiling it) minus its resident size just before the step.
     KERAS_BACKEND=jax python benchmarks/rnn_speed.py --clock cpu --json out.json
     python benchmarks/rnn_speed.py --memory --jit off
     python benchmarks/rnn_speed.py --return-sequences   # a loss on every step
+    KERAS_BACKEND=torch python benchmarks/rnn_speed.py --jit off \
+        --models torch.nn.LSTM 'RDA layer' --reference torch.nn.LSTM \
+        --floors 'matmul floor (RDA)'
 """
 
 import argparse
@@ -39,6 +49,7 @@ import keras_rda  # noqa: E402
 from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
 from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
 from keras_rda.lab.reporting.report import write_json  # noqa: E402
+from keras_rda.utils import keras_compat  # noqa: E402
 
 
 def _autodiff(layer):
@@ -48,8 +59,33 @@ def _autodiff(layer):
     return layer
 
 
+def _torch_lstm(units, return_sequences=False):
+    """`torch.nn.LSTM` (oneDNN's fused loop on a CPU) as a Keras layer (PyTorch
+    backend only): the reference a PyTorch user would otherwise take."""
+    import torch
+
+    class TorchLSTM(keras.layers.Layer):
+        def build(self, input_shape):
+            self.lstm = keras.layers.TorchModuleWrapper(
+                torch.nn.LSTM(input_shape[-1], units, batch_first=True)
+            )
+
+        def call(self, inputs):
+            outputs, _ = self.lstm(inputs)
+            return outputs if return_sequences else outputs[:, -1]
+
+        def compute_output_shape(self, input_shape):
+            if return_sequences:
+                return (*input_shape[:-1], units)
+            return (input_shape[0], units)
+
+    return TorchLSTM()
+
+
 MODELS = {
     "LSTM": lambda units, **kw: keras.layers.LSTM(units, **kw),
+    "torch.nn.LSTM": _torch_lstm,
+    "ParallelRDA": lambda units, **kw: keras_rda.ParallelRDA(units, **kw),
     "GRU": lambda units, **kw: keras.layers.GRU(units, **kw),
     "RDA layer": lambda units, **kw: keras_rda.RDA(units, **kw),
     "RWA layer": lambda units, **kw: keras_rda.RWA(units, **kw),
@@ -60,6 +96,86 @@ MODELS = {
     "RWA layer (autodiff)": lambda units, **kw: _autodiff(keras_rda.RWA(units, **kw)),
 }
 DEFAULT_MODELS = ["LSTM", "GRU", "RDA layer", "RWA layer", "RNN(RDACell)"]
+
+
+#: The matmul floors: the recurrent matmuls of a unit's training step
+#: alone, `name -> gate blocks that read h_{t-1}` (RDA: g, a, gamma; RWA:
+#: g, a; LSTM: i, f, c, o).
+FLOORS = {"matmul floor (RDA)": 3, "matmul floor (RWA)": 2, "matmul floor (LSTM)": 4}
+
+
+def matmul_floor(blocks, units, batch_size, length, jit):
+    """One call of the matmuls a training step of the unit cannot avoid.
+
+    In the loop the layers use (`keras_rda.ops.scan`: `lax.scan`, a
+    `tf.while_loop`, PyTorch's Python loop), compiled as the models are:
+    the forward pass's `h_{t-1} R` (`[batch, units] x [units, blocks *
+    units]`) and the backward pass's `dG_t R^T` at every step, each step
+    reading the previous one's result, then the weight gradient
+    `H^T dG` as one matmul over `time * batch` rows. Nothing else: no
+    element-wise work, no input projection, no optimizer.
+
+    Returns:
+        A function of no arguments that runs it once and waits for it.
+    """
+    from keras import ops
+
+    from keras_rda.ops import scan as scan_lib
+
+    rng = np.random.default_rng(0)
+    width = blocks * units
+    kernel = ops.convert_to_tensor(rng.normal(0, 0.05, (units, width)), "float32")
+    kernel_t = ops.convert_to_tensor(
+        np.ascontiguousarray(ops.convert_to_numpy(kernel).T)
+    )  # noqa: E501
+    gates = ops.convert_to_tensor(
+        rng.normal(0, 1, (length, batch_size, width)), "float32"
+    )
+    hidden = ops.convert_to_tensor(
+        rng.normal(0, 1, (length, batch_size, units)), "float32"
+    )
+
+    def step_forward(h, _):
+        return keras_compat.matmul(h, kernel)[:, :units], ()
+
+    def step_backward(dh, d_gates):
+        return keras_compat.matmul(d_gates, kernel_t) + dh, ()
+
+    def run(h0, gates, hidden):
+        h, _ = scan_lib.scan(step_forward, h0, gates)
+        dh, _ = scan_lib.scan(step_backward, h0, gates, reverse=True)
+        d_kernel = ops.matmul(
+            ops.transpose(ops.reshape(hidden, (-1, units))),
+            ops.reshape(gates, (-1, width)),
+        )
+        return h, dh, d_kernel
+
+    backend = keras.backend.backend()
+    if backend == "jax":
+        import jax
+
+        compiled = jax.jit(run)
+        wait = jax.block_until_ready
+    elif backend == "tensorflow":
+        import tensorflow as tf
+
+        compiled = tf.function(run, jit_compile=jit)
+        wait = lambda out: [o.numpy() for o in out]  # noqa: E731
+    else:
+        compiled, wait = run, lambda out: out
+    h0 = ops.zeros((batch_size, units))
+    return lambda: wait(compiled(h0, gates, hidden))
+
+
+def floor_of(model):
+    """The matmul floor a model's time is set against: its unit's (the RDA's
+    for `RDA layer`, `RNN(RDACell)`, ...), or None."""
+    for unit in ("RDA", "RWA", "LSTM"):
+        if unit in model and f"matmul floor ({unit})" != model:
+            if model.startswith(("ParallelRDA", "torch.")):
+                return None
+            return f"matmul floor ({unit})"
+    return None
 
 
 def build(name, units, length, input_dim, jit, return_sequences=False):
@@ -74,12 +190,21 @@ def build(name, units, length, input_dim, jit, return_sequences=False):
 
 
 def time_steps(
-    models, x, y, warmup, repeats, clock=time.perf_counter, sample_weight=None
+    models,
+    x,
+    y,
+    warmup,
+    repeats,
+    clock=time.perf_counter,
+    sample_weight=None,
+    extra_calls=None,
 ):
     """Median seconds per `train_on_batch`, models interleaved
     (`timing.interleaved`, `warmup` untimed steps, `repeats` rounds).
 
     `x` is the batch of every model, or a dict with each model's own.
+    `extra_calls` (`{name: fn}`) are timed in the same rounds (the matmul
+    floors).
     """
     inputs = x if isinstance(x, dict) else {name: x for name in models}
 
@@ -89,6 +214,7 @@ def time_steps(
         )
 
     calls = {name: step(name, model) for name, model in models.items()}
+    calls.update(extra_calls or {})
     times = interleaved(calls, warmup, repeats, clock=clock)
     return {name: statistics.median(t) for name, t in times.items()}
 
@@ -157,6 +283,19 @@ def parse_args(argv):
     parser.add_argument(
         "--models", nargs="+", default=DEFAULT_MODELS, choices=list(MODELS)
     )
+    parser.add_argument(
+        "--floors",
+        nargs="*",
+        default=[],
+        choices=list(FLOORS),
+        help="also time these matmul floors in the same rounds (matmul_floor)",
+    )
+    parser.add_argument(
+        "--reference",
+        default="LSTM",
+        choices=list(MODELS),
+        help="the model every ratio is to (one of --models)",
+    )
     parser.add_argument("--jit", choices=["both", "on", "off"], default="both")
     parser.add_argument(
         "--return-sequences",
@@ -223,9 +362,18 @@ def main(argv=None):
                 )
                 for name in args.models
             }
-            medians = time_steps(models, x, y, args.warmup, args.repeats, clock)
-            reference = medians.get("LSTM")
+            floors = {
+                name: matmul_floor(
+                    FLOORS[name], args.units, args.batch_size, length, jit
+                )
+                for name in args.floors
+            }
+            medians = time_steps(
+                models, x, y, args.warmup, args.repeats, clock, extra_calls=floors
+            )
+            reference = medians.get(args.reference)
             for name, seconds in medians.items():
+                floor = medians.get(floor_of(name))
                 rows.append(
                     {
                         "length": length,
@@ -233,6 +381,7 @@ def main(argv=None):
                         "model": name,
                         "ms_per_step": seconds * 1e3,
                         "ratio_to_lstm": seconds / reference if reference else None,
+                        "ratio_to_reference": seconds / floor if floor else None,
                     }
                 )
             keras.backend.clear_session()
@@ -250,16 +399,17 @@ def main(argv=None):
         f"\nOne training step (forward + backward + Adam) on {env['backend']}, "
         f"{args.units} units, batch {args.batch_size}, input dim {args.input_dim}, "
         f"{every_step}median {args.clock} time of {args.repeats} interleaved "
-        "steps; ratio = time / LSTM time (lower is faster)\n"
+        f"steps; ratio = time / {args.reference} time (lower is faster)\n"
     )
-    print("| T | XLA | model | ms / step | ratio to LSTM |")
-    print("|---|---|---|---|---|")
+    print(f"| T | XLA | model | ms / step | ratio to {args.reference} | to floor |")
+    print("|---|---|---|---|---|---|")
     for row in rows:
-        ratio = row["ratio_to_lstm"]
+        ratio, floor = row["ratio_to_lstm"], row["ratio_to_reference"]
         print(
             f"| {row['length']} | {'on' if row['xla'] else 'off'} | {row['model']} "
             f"| {row['ms_per_step']:.1f} | "
-            f"{'n/a' if ratio is None else f'{ratio:.2f}'} |"
+            f"{'n/a' if ratio is None else f'{ratio:.2f}'} | "
+            f"{'' if floor is None else f'{floor:.2f}'} |"
         )
     if memory:
         print(
@@ -287,6 +437,8 @@ def main(argv=None):
                     "warmup",
                     "clock",
                     "return_sequences",
+                    "floors",
+                    "reference",
                 )
             },
             "rows": rows,

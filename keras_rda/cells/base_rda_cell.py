@@ -72,8 +72,8 @@ def lstm_argument_counterparts(discount=True, variant=False):
         activation += ', or `variant` ("sigmoid-id", the default, or "exp-tanh")'
     return {
         "activation": activation + ".",
-        "recurrent_activation": "Use `attention_activation` (f_a: \"sigmoid\", the "
-        "default, \"exp\", \"softplus\" or \"relu\"); the discount gate is a "
+        "recurrent_activation": 'Use `attention_activation` (f_a: "sigmoid", the '
+        'default, "exp", "softplus" or "relu"); the discount gate is a '
         "sigmoid.",
         "unit_forget_bias": "Use `unit_discount_bias` (True by default: the "
         "discount gate's bias starts at 1, as the forget gate's does), or "
@@ -367,19 +367,23 @@ class BaseRDACell(BaseCell):
 
     # ---------------------------------------------------------------- the step
 
-    def project_inputs(self, inputs):
+    def project_inputs(self, inputs, add_bias=True):
         """`W [x_t] + b`, all blocks.
 
         Args:
             inputs: `[..., input_dim]`: one step or a whole sequence
                 `[batch, time, input_dim]` (one matmul for all steps).
+            add_bias: whether to add `b` (the fused recurrence adds it in
+                its loop).
 
         Returns:
             `[..., num_blocks * units]`, in the accumulation dtype.
         """
         acc = self.accumulation_dtype
-        projected = ops.matmul(ops.cast(inputs, acc), ops.cast(self.kernel, acc))
-        if self.use_bias:
+        projected = keras_compat.matmul(
+            ops.cast(inputs, acc), ops.cast(self.kernel, acc)
+        )
+        if self.use_bias and add_bias:
             projected = projected + ops.cast(self.bias, acc)
         return projected
 
@@ -471,7 +475,7 @@ class BaseRDACell(BaseCell):
             #   u_t = W_u x_t + b_u,  [g, a, gamma] = W [x_t, h_{t-1}] + b.
             hidden, *sums = states
             hidden = self.read_hidden_state(ops.cast(hidden, gates.dtype), sums[1])
-            gates = gates + ops.matmul(
+            gates = gates + keras_compat.matmul(
                 self.drop_recurrent(hidden, training),
                 ops.cast(self.recurrent_kernel, gates.dtype),
             )

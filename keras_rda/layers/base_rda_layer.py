@@ -23,10 +23,10 @@ class BaseRDALayer(BaseRNN):
     differ is `sequence_loop`.
 
     Where the gates read `h_{t-1}` (`RWA`, `RDA`) the loop is computed as
-    cuDNN computes an LSTM: on TensorFlow and JAX it is the fused
-    recurrence of `keras_rda.ops.rda_recurrence`, with a hand-written
-    backward pass whose weight gradients are one matmul each over all time
-    steps. On other backends (PyTorch), with `unroll=True`, with ReLU
+    cuDNN computes an LSTM: on every backend it is the fused recurrence of
+    `keras_rda.ops.rda_recurrence`, with a hand-written backward pass whose
+    weight gradients are one matmul each over all time steps (on PyTorch
+    one `torch.autograd.Function` with the loop inside). With `unroll=True`, with ReLU
     attention and a learned `s0` (whose empty average is `s0`), or with
     `fused_recurrence = False` (an attribute, not part of the config: the
     reference the fused pass is tested against), it is Keras's `rnn` over
@@ -39,9 +39,10 @@ class BaseRDALayer(BaseRNN):
     `ParallelRDA`'s scan) can run as one fused kernel per pass
     (`keras_rda.ops.kernels`: Pallas on JAX, Triton on PyTorch), chosen by
     `use_kernel` as Keras's LSTM chooses cuDNN by `use_cudnn`: `"auto"`
-    runs it where it can run and the configuration is one it computes,
-    else the path above, with the same results; `True` insists (one
-    `ValueError` saying why it cannot run); `False` never runs it.
+    runs it only on a device class where a committed GPU record shows it
+    faster than the path above (`kernels.MEASURED_FASTER`; none yet), else
+    that path, with the same results; `True` runs it wherever it can run
+    (one `ValueError` saying why it cannot); `False` never runs it.
 
     Subclasses build their cell and pass the `keras.layers.RNN` arguments
     on (`keras_rda.layers.base_rnn.make_cell`).
@@ -174,7 +175,11 @@ class BaseRDALayer(BaseRNN):
         if self.go_backwards:
             time_major = ops.flip(time_major, axis=0)
             mask = None if mask is None else ops.flip(mask, axis=0)
-        projected = cell.project_inputs(time_major)  # [time, batch, k * units]
+        # [time, batch, k * units]; the fused recurrence adds the bias itself.
+        bias = None
+        if not kernel and cell.use_bias:
+            bias = ops.cast(cell.bias, cell.accumulation_dtype)
+        projected = cell.project_inputs(time_major, add_bias=bias is None)
         recurrent_mask = None
         if training and cell.recurrent_dropout > 0:
             recurrent_mask = cell.get_recurrent_dropout_mask(initial_state[0])
@@ -185,14 +190,18 @@ class BaseRDALayer(BaseRNN):
             hidden_activation=cell.hidden_activation,
             acc_dtype=cell.accumulation_dtype,
         )
-        recurrence = kernels.recurrence if kernel else rda_recurrence.fused_recurrence
+        arguments = dict(mask=mask, recurrent_mask=recurrent_mask)
+        if kernel:
+            recurrence = kernels.recurrence
+        else:
+            recurrence = rda_recurrence.fused_recurrence
+            arguments["bias"] = bias
         hidden, n, d, m = recurrence(
             projected,
             ops.cast(cell.recurrent_kernel, projected.dtype),
             initial_state,
             spec,
-            mask=mask,
-            recurrent_mask=recurrent_mask,
+            **arguments,
         )
         h = hidden[-1]
         outputs = cell.output_from_hidden(hidden)

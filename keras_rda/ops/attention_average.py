@@ -95,7 +95,7 @@ def log_attention(logits, activation):
         return ops.log_sigmoid(logits), None
     if activation == "softplus":
         linear = logits < SOFTPLUS_LINEAR_BELOW
-        safe = ops.maximum(logits, SOFTPLUS_LINEAR_BELOW)
+        safe = keras_compat.maximum(logits, SOFTPLUS_LINEAR_BELOW)
         return ops.where(linear, logits, ops.log(ops.softplus(safe))), None
     if activation == "relu":
         positive = logits > 0
@@ -149,13 +149,13 @@ def average_weights(denominator, log_scale, log_a, log_gamma=None, positive=None
     # With nothing accumulated yet the past does not bound the new maximum.
     past = ops.where(attended(denominator), past, log_a)
     if positive is None:
-        new_scale = ops.stop_gradient(ops.maximum(past, log_a))
+        new_scale = ops.stop_gradient(keras_compat.maximum(past, log_a))
         # Both exponents are <= 0: new_scale is the larger of the two.
         past_weight = ops.exp(past - new_scale)
         new_weight = ops.exp(log_a - new_scale)
     else:
         current = ops.where(positive, log_a, past)
-        new_scale = ops.stop_gradient(ops.maximum(past, current))
+        new_scale = ops.stop_gradient(keras_compat.maximum(past, current))
         past_weight = ops.exp(past - new_scale)
         # Where a_t = 0, log_a is a placeholder: replace it so that neither
         # the value nor the gradient of the discarded branch overflows. (A
@@ -238,7 +238,7 @@ def combine_summaries(
     shifted = log_scale + later_log_discount
     past = ops.where(attended(denominator), shifted, later_log_scale)
     current = ops.where(attended(later_denominator), later_log_scale, past)
-    new_scale = ops.stop_gradient(ops.maximum(past, current))
+    new_scale = ops.stop_gradient(keras_compat.maximum(past, current))
     past_weight = ops.exp(past - new_scale)
     later_weight = ops.exp(current - new_scale)
     return (

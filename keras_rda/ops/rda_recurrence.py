@@ -1,12 +1,11 @@
 """The fused RWA/RDA recurrence: a time loop with a hand-written backward pass.
 
 `keras_rda.RDA` and `keras_rda.RWA` run their whole sequence through
-`fused_recurrence`. The input projections `P_t = W x_t + b` of every step
+`fused_recurrence`. The input projections `P_t = W x_t` of every step
 arrive precomputed (one matmul before the loop); the loop holds one
 `[batch, units] x [units, (k - 1) * units]` matmul and the element-wise
 scaled running average (`keras_rda.ops.attention_average`). Its gradient
-is not obtained by differentiating the loop: `keras.ops.custom_gradient`
-attaches the closed-form backward pass below, derived from the forward
+is not obtained by differentiating the loop: `custom_gradient` attaches the closed-form backward pass below, derived from the forward
 lines one by one.
 
 Forward, step t (`k - 1` gate blocks g, a[, gamma]; masked steps keep the
@@ -20,10 +19,11 @@ state):
     n_t     = n_{t-1} p_t + z_t q_t,  d_t = d_{t-1} p_t + q_t
     h_t     = f_h(n_t / d_t)
 
-It stores per step `tanh g_t`, the other gate blocks of `G_t`, `n_{t-1}`,
-`d_{t-1}`, `p_t`, `q_t` and `h_t` (and `f_h(A_t)` in float32 under mixed
-precision); the backward pass recomputes `n_t`, `d_t` and `A_t` from them,
-but neither `tanh g_t` nor `f_h(A_t)`.
+It stores per step `tanh g_t`, the slopes `d log a_t / d a` and
+`d log gamma_t / d gamma` (`sigmoid(-x)` for a sigmoid gate; none for `exp`
+attention), `n_{t-1}`, `d_{t-1}`, `p_t`, `q_t` and `h_t` (and `f_h(A_t)` in
+float32 under mixed precision); the backward pass recomputes `n_t`, `d_t`
+and `A_t` from them, but no transcendental function.
 
 Backward, step t in reverse, carrying `(dh, dn, dd)` (the gradients of
 the loss with respect to the state after step t):
@@ -48,15 +48,27 @@ difference: where `d = 1` exactly, autodiff through `maximum(d, 1)` on JAX
 splits the gradient between the two arguments, while this pass (and
 TensorFlow) gives it to `d`, the derivative of the plain `n / d`.
 
-Backends: TensorFlow and JAX (the loop is `keras_rda.ops.scan`). Other
-backends use the autodiff path of `keras_rda.layers.base_rda_layer`.
+Cost. The step is written for the executor that runs it
+(`_counts_transcendentals`): under XLA (JAX) each weight comes from as few
+`exp` and `log` as it can (`log sigmoid` and its slope from one `exp`, and
+`p_t`, `q_t` from one, as one of them is exactly 1), and the slopes the
+backward needs are saved, so that the backward has no transcendental
+function; op by op (TensorFlow without XLA, PyTorch) it takes the fewest
+ops. The bias is added inside the loop rather than to the whole
+`[time, batch, k * units]` projection before it.
+
+Backends: all three; the loop is `keras_rda.ops.scan`, the gradient
+attached by `keras_rda.ops.custom_gradient` (on PyTorch one
+`torch.autograd.Function` holding both loops).
 """
 
 import collections
 
+import keras
 from keras import ops
 
 from keras_rda.ops import attention_average
+from keras_rda.ops import custom_gradient
 from keras_rda.ops import scan as scan_lib
 from keras_rda.utils import keras_compat
 
@@ -93,7 +105,7 @@ def _log_attention_slope(logits, activation):
     if activation == "sigmoid":
         return ops.sigmoid(-logits)
     if activation == "softplus":
-        safe = ops.maximum(logits, _SOFTPLUS_LINEAR_BELOW)
+        safe = keras_compat.maximum(logits, _SOFTPLUS_LINEAR_BELOW)
         slope = ops.sigmoid(safe) / ops.softplus(safe)
         return ops.where(logits < _SOFTPLUS_LINEAR_BELOW, 1.0, slope)
     # relu: log a = log(x) where x > 0.
@@ -109,7 +121,88 @@ def _select(mask, new, old):
 # ------------------------------------------------------------------ forward
 
 
-def _forward_step(spec, recurrent_kernel, recurrent_mask):
+def _counts_transcendentals():
+    """Whether the step's cost is its transcendental functions rather than
+    its number of ops.
+
+    On JAX the loop is compiled by XLA, which fuses the element-wise work
+    into a few kernels: there `exp`, `log` and `tanh` are what costs, and
+    the step computes each weight from as few of them as it can. TensorFlow
+    (without XLA) and PyTorch launch one kernel per op, whose overhead
+    costs more than the arithmetic at these sizes: there the step takes
+    the fewest ops (`log_sigmoid` and `sigmoid` are one kernel each).
+    Both give the same values, to rounding. (TensorFlow under
+    `jit_compile=True` is XLA too, and runs the same speed either way:
+    `benchmarks/rnn_profile.py`.)
+    """
+    return keras.backend.backend() == "jax"
+
+
+def _log_sigmoid_and_slope(logits):
+    """`log sigmoid(x)` and its derivative `sigmoid(-x)`, from one `exp`.
+
+    With `e = exp(-|x|)` (in `(0, 1]`, never overflowing):
+    `log sigmoid(x) = min(x, 0) - log(1 + e)` and
+    `sigmoid(-x) = [x >= 0] e / (1 + e) + [x < 0] / (1 + e)`. The forward
+    pass keeps the slope for the backward, which then needs no
+    transcendental function. (`log(1 + e)` rather than `log1p(e)`: the
+    absolute error is at most one rounding of 1, below float32's precision
+    of the log-weight it is added to, and `log` costs half of `log1p`.)
+
+    Args:
+        logits: `[batch, units]`.
+
+    Returns:
+        `(log_sigmoid, slope)`, each `[batch, units]`.
+    """
+    if not _counts_transcendentals():
+        return ops.log_sigmoid(logits), ops.sigmoid(-logits)
+    e = ops.exp(-ops.abs(logits))
+    one_plus = 1.0 + e
+    log_sigmoid = keras_compat.minimum(logits, 0.0) - ops.log(one_plus)
+    slope = ops.where(logits >= 0, e, 1.0) / one_plus
+    return log_sigmoid, slope
+
+
+def _log_attention_and_slope(logits, activation):
+    """`(log a, d log a / d logits, positive)` of the attention, `[batch, units]`
+    each (`positive` as in `attention_average.log_attention`; the slope is
+    None for `exp`, whose slope is 1)."""
+    if activation == "exp":
+        return logits, None, None
+    if activation == "sigmoid":
+        return (*_log_sigmoid_and_slope(logits), None)
+    log_a, positive = attention_average.log_attention(logits, activation)
+    return log_a, _log_attention_slope(logits, activation), positive
+
+
+def _average_weights(d_prev, m_prev, log_a, log_gamma, positive):
+    """`(p_t, q_t, m_t)` of `attention_average.average_weights`, values only.
+
+    Without ReLU attention one of the two weights is exactly 1, the one of
+    the larger log-weight, so both come from one `exp`: with
+    `delta = past - log a_t`, `e = exp(-|delta|)`, `(p, q) = (1, e)` where
+    `delta >= 0` and `(e, 1)` otherwise. Not differentiable as written (the
+    branch of weight 1 is a constant): it serves the forward pass of the
+    hand-written backward, which uses `p` and `q` themselves as the
+    derivatives `dp / d past` and `dq / d log a`.
+    """
+    if positive is not None or not _counts_transcendentals():
+        return attention_average.average_weights(
+            d_prev, m_prev, log_a, log_gamma, positive
+        )
+    past = m_prev if log_gamma is None else m_prev + log_gamma
+    past = ops.where(attention_average.attended(d_prev), past, log_a)
+    delta = past - log_a
+    e = ops.exp(-ops.abs(delta))
+    past_larger = delta >= 0
+    p = ops.where(past_larger, 1.0, e)
+    q = ops.where(past_larger, e, 1.0)
+    m = ops.where(past_larger, past, log_a)
+    return p, q, m
+
+
+def _forward_step(spec, recurrent_kernel, recurrent_mask, bias):
     """The forward step `(carry, x) -> (carry, saved)` for `scan`."""
     acc = spec.acc_dtype
     units = spec.units
@@ -118,17 +211,21 @@ def _forward_step(spec, recurrent_kernel, recurrent_mask):
         h_prev, n_prev, d_prev, m_prev = carry
         projected, *mask = xs
         mask = mask[0] if mask else None
+        if bias is not None:
+            projected = projected + bias
         h_in = h_prev if recurrent_mask is None else h_prev * recurrent_mask
-        u, gate_inputs = ops.split(projected, [units], axis=-1)
-        gates = ops.cast(gate_inputs + ops.matmul(h_in, recurrent_kernel), acc)
+        u = projected[:, :units]
+        gates = ops.cast(
+            projected[:, units:] + keras_compat.matmul(h_in, recurrent_kernel), acc
+        )
         g, a_logits, gamma_logits = _split_gates(gates, spec)
-        log_a, positive = attention_average.log_attention(
+        log_a, a_slope, positive = _log_attention_and_slope(
             a_logits, spec.attention_activation
         )
-        log_gamma = ops.log_sigmoid(gamma_logits) if spec.discount else None
-        p, q, m = attention_average.average_weights(
-            d_prev, m_prev, log_a, log_gamma, positive
-        )
+        log_gamma = gamma_slope = None
+        if spec.discount:
+            log_gamma, gamma_slope = _log_sigmoid_and_slope(gamma_logits)
+        p, q, m = _average_weights(d_prev, m_prev, log_a, log_gamma, positive)
         tanh_g = keras_compat.tanh(g)
         z = ops.cast(u, acc) * tanh_g
         n = n_prev * p + z * q
@@ -137,16 +234,11 @@ def _forward_step(spec, recurrent_kernel, recurrent_mask):
             attention_average.weighted_average(n, d), spec.hidden_activation
         )
         h = ops.cast(h_acc, h_prev.dtype)
-        saved = {
-            "n_prev": n_prev,
-            "d_prev": d_prev,
-            "p": p,
-            "q": q,
-            "tanh_g": tanh_g,
-            "a_logits": a_logits,
-        }
+        saved = {"n_prev": n_prev, "d_prev": d_prev, "p": p, "q": q, "tanh_g": tanh_g}
+        if a_slope is not None:
+            saved["a_slope"] = a_slope
         if spec.discount:
-            saved["gamma_logits"] = gamma_logits
+            saved["gamma_slope"] = gamma_slope
         # The backward's tanh slope reads f_h(A_t). In float32 that is the
         # output `h` itself (`fused_recurrence` passes it); under mixed
         # precision `h` is float16, so the float32 value is saved apart.
@@ -165,7 +257,7 @@ def _forward_step(spec, recurrent_kernel, recurrent_mask):
 # ----------------------------------------------------------------- backward
 
 
-def _backward_step(spec, recurrent_kernel, recurrent_mask):
+def _backward_step(spec, recurrent_kernel, recurrent_mask, bias):
     """The reverse step `(carry, x) -> (carry, dP_t)` for `scan`."""
     acc = spec.acc_dtype
     units = spec.units
@@ -179,8 +271,10 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask):
             saved[k] for k in ("n_prev", "d_prev", "p", "q", "tanh_g")
         )
         dh = dh + ops.cast(d_hidden, acc)
-        u = ops.cast(ops.split(projected, [units], axis=-1)[0], acc)
-        a_slope = _log_attention_slope(saved["a_logits"], spec.attention_activation)
+        u = projected[:, :units]
+        if bias is not None:
+            u = u + bias[:units]
+        u = ops.cast(u, acc)
         z = u * tanh_g
         n = n_prev * p + z * q
         d = d_prev * p + q
@@ -196,12 +290,16 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask):
         dq = dn_t * z + dd_t
         d_past = (dn_t * n_prev + dd_t * d_prev) * p
         d_past = ops.where(attention_average.attended(d_prev), d_past, 0.0)
-        d_a_logits = dq * q * a_slope
-        d_blocks = [dz * u * (1.0 - tanh_g * tanh_g), d_a_logits]
+        d_log_a = dq * q
+        if "a_slope" in saved:
+            d_log_a = d_log_a * saved["a_slope"]
+        d_blocks = [dz * u * (1.0 - tanh_g * tanh_g), d_log_a]
         if spec.discount:
-            d_blocks.append(d_past * ops.sigmoid(-saved["gamma_logits"]))
+            d_blocks.append(d_past * saved["gamma_slope"])
         d_gates = ops.concatenate(d_blocks, axis=-1)
-        dh_prev = ops.cast(ops.matmul(ops.cast(d_gates, kernel_t.dtype), kernel_t), acc)
+        dh_prev = ops.cast(
+            keras_compat.matmul(ops.cast(d_gates, kernel_t.dtype), kernel_t), acc
+        )
         if recurrent_mask is not None:
             dh_prev = dh_prev * ops.cast(recurrent_mask, acc)
         d_projected = ops.concatenate([dz * tanh_g, d_gates], axis=-1)
@@ -221,13 +319,20 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask):
 
 
 def fused_recurrence(
-    projected, recurrent_kernel, initial_state, spec, mask=None, recurrent_mask=None
+    projected,
+    recurrent_kernel,
+    initial_state,
+    spec,
+    mask=None,
+    recurrent_mask=None,
+    bias=None,
 ):
     """Runs the unit over a time-major sequence of input projections.
 
     Args:
         projected: `[time, batch, k * units]`, `W x_t + b` of every step
-            (blocks u, g, a[, gamma]), in the compute dtype.
+            (blocks u, g, a[, gamma]), in the compute dtype; without `b`
+            where `bias` is given.
         recurrent_kernel: `[units, (k - 1) * units]`, in the compute dtype.
         initial_state: `[h_0, n_0, d_0, m_0]`, each `[batch, units]`; `h_0`
             in the compute dtype, the sums in `spec.acc_dtype`.
@@ -235,23 +340,27 @@ def fused_recurrence(
         mask: None or boolean `[time, batch, 1]`, False at steps to skip.
         recurrent_mask: None or `[batch, units]`, the recurrent dropout mask
             applied to `h_{t-1}`.
+        bias: None, or `[k * units]` in the compute dtype: `b`, added inside
+            the loop. Adding it there costs nothing (it joins the step's
+            element-wise work), where adding it to `projected` beforehand
+            writes the whole `[time, batch, k * units]` tensor once more.
 
     Returns:
         `(hidden, n, d, m)`: `hidden` `[time, batch, units]` the state `h_t`
         after every step (a skipped step repeats the previous one), and the
         final scaled sums and log scale, each `[batch, units]`.
     """
-    extra = [x for x in (mask, recurrent_mask) if x is not None]
-    has_mask = mask is not None
-    has_recurrent_mask = recurrent_mask is not None
+    optional = {"bias": bias, "mask": mask, "recurrent_mask": recurrent_mask}
+    given = [name for name, value in optional.items() if value is not None]
 
-    @ops.custom_gradient
+    @custom_gradient.custom_gradient
     def recurrence(projected, recurrent_kernel, h0, n0, d0, m0, *extra):
-        mask = extra[0] if has_mask else None
-        recurrent_mask = extra[-1] if has_recurrent_mask else None
+        extra = dict(zip(given, extra))
+        bias, mask = extra.get("bias"), extra.get("mask")
+        recurrent_mask = extra.get("recurrent_mask")
         xs = [projected] if mask is None else [projected, mask]
         (_, n, d, m), saved = scan_lib.scan(
-            _forward_step(spec, recurrent_kernel, recurrent_mask),
+            _forward_step(spec, recurrent_kernel, recurrent_mask, bias),
             (h0, n0, d0, m0),
             xs,
         )
@@ -260,8 +369,8 @@ def fused_recurrence(
             saved.setdefault("tanh_average", hidden)
 
         def grad(*upstream, variables=None):
-            # TensorFlow passes one upstream gradient per output; JAX passes
-            # the outputs' structure as one argument.
+            # TensorFlow and PyTorch pass one upstream gradient per output;
+            # JAX passes the outputs' structure as one argument.
             if len(upstream) == 1:
                 upstream = upstream[0]
             d_hidden, dn, dd, dm = (
@@ -269,7 +378,7 @@ def fused_recurrence(
                 for g, ref in zip(upstream, (hidden, n, d, m))
             )
             carry, d_projected = scan_lib.scan(
-                _backward_step(spec, recurrent_kernel, recurrent_mask),
+                _backward_step(spec, recurrent_kernel, recurrent_mask, bias),
                 (ops.zeros_like(n0), dn, dd, dm),
                 (
                     projected,
@@ -289,14 +398,19 @@ def fused_recurrence(
                 ops.cast(dn0, n0.dtype),
                 ops.cast(dd0, d0.dtype),
                 ops.cast(dm0, m0.dtype),
-            ] + [None] * len(extra)
+            ]
+            if bias is not None:
+                grads.append(ops.sum(d_projected, axis=(0, 1)))
+            grads += [None] * (len(extra) - (bias is not None))
             if variables:
                 return grads, [None] * len(variables)
             return grads
 
         return (hidden, n, d, m), grad
 
-    return recurrence(projected, recurrent_kernel, *initial_state, *extra)
+    return recurrence(
+        projected, recurrent_kernel, *initial_state, *(optional[k] for k in given)
+    )
 
 
 def _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask, spec):
@@ -323,4 +437,4 @@ def _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask, spec):
         ops.cast(d_projected[..., units:], acc),
         (-1, d_projected.shape[-1] - units),
     )
-    return ops.matmul(ops.transpose(h_rows), gate_rows)
+    return keras_compat.matmul(ops.transpose(h_rows), gate_rows)

@@ -4,18 +4,19 @@
 requires every per-step output to have the carry's shape, and the fused
 RWA/RDA recurrence stacks outputs of other shapes. This module picks the
 backend's own loop: `jax.lax.scan` on JAX, a `tf.while_loop` over
-`TensorArray`s on TensorFlow (`keras_rda.ops.tf_scan`). Neither is
+`TensorArray`s on TensorFlow (`keras_rda.ops.tf_scan`), and on PyTorch
+`keras.ops.scan`'s Python loop, its outputs stacked after it. None is
 differentiated: the recurrence that uses them has its own backward pass.
 """
 
 import keras
 from keras import ops
 
-FUSED_BACKENDS = ("tensorflow", "jax")
+FUSED_BACKENDS = ("tensorflow", "jax", "torch")
 
 
 def supports_scan():
-    """Whether this backend has a loop here (TensorFlow and JAX)."""
+    """Whether this backend has a loop here (TensorFlow, JAX, PyTorch)."""
     return keras.backend.backend() in FUSED_BACKENDS
 
 

@@ -1,7 +1,9 @@
 """The fused RDA/RWA recurrence (hand-written backward pass) against the
 NumPy reference of the papers' equations and against the autodiff path.
 
-Runs on TensorFlow and on JAX (`KERAS_BACKEND=jax`).
+Runs on every backend (`KERAS_BACKEND=jax`, `torch`). A loss's constant
+factors are converted to the backend's tensors: on PyTorch a tensor times
+a NumPy array would be computed in NumPy, outside the gradient.
 """
 
 import itertools
@@ -19,7 +21,7 @@ from tests.layers.gradients import loss_and_gradients
 
 pytestmark = pytest.mark.skipif(
     not rda_recurrence.supports_fused(),
-    reason="the fused recurrence runs on TensorFlow and JAX only",
+    reason="the fused recurrence does not run on this backend",
 )
 
 UNITS = 3
@@ -102,11 +104,12 @@ def test_outputs_and_gradients_equal_numpy_reference(kind, attention, hidden, ou
     weights = keras_weights(kind, params, s0)
     x = rng.normal(size=(2, 7, INPUT_DIM))
     target = rng.normal(size=(2, 7, UNITS))
+    target_tensor = keras.ops.convert_to_tensor(target)
     layer = make_layer(kind, attention, hidden, output, return_sequences=True)
     layer.set_weights(weights)
 
     def loss_fn(outputs):
-        return keras.ops.sum(outputs * target)
+        return keras.ops.sum(outputs * target_tensor)
 
     (outputs,), _, grads = loss_and_gradients(layer, x, loss_fn)
     np.testing.assert_allclose(
@@ -171,7 +174,7 @@ def test_fused_equals_autodiff_with_mask_and_state_in_float64(
         def loss_fn(outputs):
             sequence, h, n, d, m = outputs
             return (
-                keras.ops.sum(sequence * weight_of_output)
+                keras.ops.sum(sequence * keras.ops.convert_to_tensor(weight_of_output))
                 + keras.ops.sum(h * h)
                 + keras.ops.sum(n * 0.3)
                 + keras.ops.sum(d * 0.1)

@@ -67,12 +67,24 @@ def _speed_header(data):
     settings = data["settings"]
     # rnn_speed.py --return-sequences: the loss reads every step's output.
     every_step = "loss on every step, " if settings.get("return_sequences") else ""
-    return (
+    text = (
         f"{where}; {settings['units']} units, batch {settings['batch_size']}, "
         f"input dim {settings['input_dim']}, {every_step}median "
         f"{settings.get('clock', 'wall')} time of {settings['repeats']} "
-        "interleaved steps:"
+        "interleaved steps"
     )
+    if settings.get("floors"):  # rnn_speed.py --floors
+        text += (
+            f". Each model's time as a ratio to `{_reference(data)}`'s and, in "
+            "brackets, to its unit's matmul floor (the recurrent matmuls of the "
+            "training step alone, in the same loop: `rnn_speed.matmul_floor`)"
+        )
+    return text + ":"
+
+
+def _reference(data):
+    """The model a speed record's ratios are to (`rnn_speed.py --reference`)."""
+    return data.get("settings", {}).get("reference", "LSTM")
 
 
 def _model_table(keys, models, entry):
@@ -146,8 +158,10 @@ def speed_record_markdown(data):
         row = cell.get((*key, model))
         if row is None:
             return ""
-        if model == "LSTM":
+        if model == _reference(data):
             return f"1.00 ({_milliseconds(row['ms_per_step'])[0]} ms)"
+        if row.get("ratio_to_lstm") is None:
+            return f"{_milliseconds(row['ms_per_step'])[0]} ms"
         if row.get("ratio_to_reference") is not None:
             return f"{row['ratio_to_lstm']:.2f} ({row['ratio_to_reference']:.2f})"
         return f"{row['ratio_to_lstm']:.2f}"
