@@ -363,8 +363,10 @@ def fused_recurrence(
             _forward_step(spec, recurrent_kernel, recurrent_mask, bias),
             (h0, n0, d0, m0),
             xs,
+            stack=False,  # the saved tensors are read step by step
         )
         hidden, saved = saved
+        hidden = scan_lib.stacked(hidden)
         if spec.hidden_activation == "tanh":
             saved.setdefault("tanh_average", hidden)
 
