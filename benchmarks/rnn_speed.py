@@ -350,6 +350,7 @@ def main(argv=None):
 
     jits = {"both": [False, True], "on": [True], "off": [False]}[args.jit]
     clock = time.perf_counter if args.clock == "wall" else time.process_time
+    load_start = os.getloadavg()[0]
     rng = np.random.default_rng(0)
     rows = []
     for length in args.lengths:
@@ -443,6 +444,9 @@ def main(argv=None):
             },
             "rows": rows,
             "memory": memory,
+            # The 1-minute load average before and after the timed runs
+            # (this process's own load included): how quiet the machine was.
+            "load_average": [load_start, os.getloadavg()[0]],
         }
         write_json(args.json, record)
     return rows
