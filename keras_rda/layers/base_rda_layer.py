@@ -175,11 +175,20 @@ class BaseRDALayer(BaseRNN):
         if self.go_backwards:
             time_major = ops.flip(time_major, axis=0)
             mask = None if mask is None else ops.flip(mask, axis=0)
-        # [time, batch, k * units]; the fused recurrence adds the bias itself.
-        bias = None
+        acc = cell.accumulation_dtype
+        # The fused recurrence adds the bias itself, and where the inputs are
+        # narrow it projects each step itself too (no [time, batch, k * units]
+        # tensor then); the kernels take the projections of all steps.
+        bias = input_kernel = None
         if not kernel and cell.use_bias:
-            bias = ops.cast(cell.bias, cell.accumulation_dtype)
-        projected = cell.project_inputs(time_major, add_bias=bias is None)
+            bias = ops.cast(cell.bias, acc)
+        if not kernel and rda_recurrence.projects_in_loop(
+            time_major.shape[-1], cell.units
+        ):
+            input_kernel = ops.cast(cell.kernel, acc)
+            projected = ops.cast(time_major, acc)  # [time, batch, input_dim]
+        else:
+            projected = cell.project_inputs(time_major, add_bias=bias is None)
         recurrent_mask = None
         if training and cell.recurrent_dropout > 0:
             recurrent_mask = cell.get_recurrent_dropout_mask(initial_state[0])
@@ -195,7 +204,7 @@ class BaseRDALayer(BaseRNN):
             recurrence = kernels.recurrence
         else:
             recurrence = rda_recurrence.fused_recurrence
-            arguments["bias"] = bias
+            arguments.update(bias=bias, input_kernel=input_kernel)
         hidden, n, d, m = recurrence(
             projected,
             ops.cast(cell.recurrent_kernel, projected.dtype),

@@ -5,8 +5,9 @@
 arrive precomputed (one matmul before the loop); the loop holds one
 `[batch, units] x [units, (k - 1) * units]` matmul and the element-wise
 scaled running average (`keras_rda.ops.attention_average`). Its gradient
-is not obtained by differentiating the loop: `custom_gradient` attaches the closed-form backward pass below, derived from the forward
-lines one by one.
+is not obtained by differentiating the loop: `custom_gradient` attaches
+the closed-form backward pass below, derived from the forward lines one
+by one.
 
 Forward, step t (`k - 1` gate blocks g, a[, gamma]; masked steps keep the
 state):
@@ -79,6 +80,26 @@ RecurrenceSpec = collections.namedtuple(
 )
 
 _SOFTPLUS_LINEAR_BELOW = attention_average.SOFTPLUS_LINEAR_BELOW
+
+
+#: `projects_in_loop`: the widest input, as a fraction of `units`, that the
+#: loop projects step by step.
+IN_LOOP_PROJECTION_MAX_RATIO = 0.25
+
+
+def projects_in_loop(input_dim, units):
+    """Whether the loop should project each step's input itself
+    (`fused_recurrence(..., input_kernel=W)`) rather than take the
+    projections of all steps.
+
+    Projecting all steps first is one large, efficient matmul, but it and
+    its gradient are `[time, batch, k * units]` tensors written to memory
+    once each; for narrow inputs (a few features, as in the papers'
+    synthetic tasks) writing them costs more than the matmul, and the
+    small per-step matmul `x_t W` is nearly free
+    (`benchmarks/rnn_speed.py`, `--input-dim`).
+    """
+    return input_dim is not None and input_dim <= IN_LOOP_PROJECTION_MAX_RATIO * units
 
 
 def supports_fused():
@@ -202,7 +223,7 @@ def _average_weights(d_prev, m_prev, log_a, log_gamma, positive):
     return p, q, m
 
 
-def _forward_step(spec, recurrent_kernel, recurrent_mask, bias):
+def _forward_step(spec, recurrent_kernel, recurrent_mask, bias, input_kernel):
     """The forward step `(carry, x) -> (carry, saved)` for `scan`."""
     acc = spec.acc_dtype
     units = spec.units
@@ -211,6 +232,8 @@ def _forward_step(spec, recurrent_kernel, recurrent_mask, bias):
         h_prev, n_prev, d_prev, m_prev = carry
         projected, *mask = xs
         mask = mask[0] if mask else None
+        if input_kernel is not None:  # `projected` is x_t
+            projected = keras_compat.matmul(projected, input_kernel)
         if bias is not None:
             projected = projected + bias
         h_in = h_prev if recurrent_mask is None else h_prev * recurrent_mask
@@ -235,6 +258,8 @@ def _forward_step(spec, recurrent_kernel, recurrent_mask, bias):
         )
         h = ops.cast(h_acc, h_prev.dtype)
         saved = {"n_prev": n_prev, "d_prev": d_prev, "p": p, "q": q, "tanh_g": tanh_g}
+        if input_kernel is not None:
+            saved["u"] = u
         if a_slope is not None:
             saved["a_slope"] = a_slope
         if spec.discount:
@@ -257,23 +282,29 @@ def _forward_step(spec, recurrent_kernel, recurrent_mask, bias):
 # ----------------------------------------------------------------- backward
 
 
-def _backward_step(spec, recurrent_kernel, recurrent_mask, bias):
-    """The reverse step `(carry, x) -> (carry, dP_t)` for `scan`."""
+def _backward_step(spec, recurrent_kernel, recurrent_mask, bias, input_kernel):
+    """The reverse step `(carry, x) -> (carry, y)` for `scan`: `y` is `dP_t`,
+    or with `input_kernel` `(dG_t, dx_t)`, the carry then also summing
+    `dW` and `db` over the steps."""
     acc = spec.acc_dtype
     units = spec.units
     kernel_t = ops.transpose(recurrent_kernel)
+    input_kernel_t = None if input_kernel is None else ops.transpose(input_kernel)
 
     def step(carry, xs):
-        dh, dn, dd, dm = carry
+        dh, dn, dd, dm, *sums = carry
         projected, d_hidden, saved = xs
         mask = saved.get("mask")
         n_prev, d_prev, p, q, tanh_g = (
             saved[k] for k in ("n_prev", "d_prev", "p", "q", "tanh_g")
         )
         dh = dh + ops.cast(d_hidden, acc)
-        u = projected[:, :units]
-        if bias is not None:
-            u = u + bias[:units]
+        if input_kernel is not None:
+            u = saved["u"]
+        else:
+            u = projected[:, :units]
+            if bias is not None:
+                u = u + bias[:units]
         u = ops.cast(u, acc)
         z = u * tanh_g
         n = n_prev * p + z * q
@@ -310,7 +341,15 @@ def _backward_step(spec, recurrent_kernel, recurrent_mask, bias):
                 _select(mask, new, old) for new, old in zip(new_carry, old_carry)
             )
             d_projected = _select(mask, d_projected, 0.0)
-        return new_carry, ops.cast(d_projected, projected.dtype)
+        d_projected = ops.cast(d_projected, projected.dtype)
+        if input_kernel is None:
+            return new_carry, d_projected
+        # dx_t = dP_t W^T; dW and db summed over the steps in the carry.
+        d_kernel, *d_bias = sums  # d_bias: [] without a bias
+        sums = [d_kernel + keras_compat.matmul(ops.transpose(projected), d_projected)]
+        sums += [db + ops.sum(d_projected, axis=0) for db in d_bias]
+        d_inputs = keras_compat.matmul(d_projected, input_kernel_t)
+        return (*new_carry, *sums), (d_projected[:, units:], d_inputs)
 
     return step
 
@@ -326,13 +365,15 @@ def fused_recurrence(
     mask=None,
     recurrent_mask=None,
     bias=None,
+    input_kernel=None,
 ):
     """Runs the unit over a time-major sequence of input projections.
 
     Args:
         projected: `[time, batch, k * units]`, `W x_t + b` of every step
             (blocks u, g, a[, gamma]), in the compute dtype; without `b`
-            where `bias` is given.
+            where `bias` is given. With `input_kernel`, the inputs `x_t`
+            themselves, `[time, batch, input_dim]`.
         recurrent_kernel: `[units, (k - 1) * units]`, in the compute dtype.
         initial_state: `[h_0, n_0, d_0, m_0]`, each `[batch, units]`; `h_0`
             in the compute dtype, the sums in `spec.acc_dtype`.
@@ -344,13 +385,25 @@ def fused_recurrence(
             the loop. Adding it there costs nothing (it joins the step's
             element-wise work), where adding it to `projected` beforehand
             writes the whole `[time, batch, k * units]` tensor once more.
+        input_kernel: None, or `W`, `[input_dim, k * units]` in the compute
+            dtype: the loop then projects each step's input itself
+            (`x_t W`, one small matmul a step, as Keras's LSTM does) and sums
+            `dW = sum_t x_t^T dP_t` and `db` in its backward loop, so that
+            neither the projections nor their gradients are ever written as
+            `[time, batch, k * units]` tensors. It pays where `input_dim` is
+            small next to `units`: `projects_in_loop`.
 
     Returns:
         `(hidden, n, d, m)`: `hidden` `[time, batch, units]` the state `h_t`
         after every step (a skipped step repeats the previous one), and the
         final scaled sums and log scale, each `[batch, units]`.
     """
-    optional = {"bias": bias, "mask": mask, "recurrent_mask": recurrent_mask}
+    optional = {
+        "input_kernel": input_kernel,
+        "bias": bias,
+        "mask": mask,
+        "recurrent_mask": recurrent_mask,
+    }
     given = [name for name, value in optional.items() if value is not None]
 
     @custom_gradient.custom_gradient
@@ -358,9 +411,10 @@ def fused_recurrence(
         extra = dict(zip(given, extra))
         bias, mask = extra.get("bias"), extra.get("mask")
         recurrent_mask = extra.get("recurrent_mask")
+        input_kernel = extra.get("input_kernel")
         xs = [projected] if mask is None else [projected, mask]
         (_, n, d, m), saved = scan_lib.scan(
-            _forward_step(spec, recurrent_kernel, recurrent_mask, bias),
+            _forward_step(spec, recurrent_kernel, recurrent_mask, bias, input_kernel),
             (h0, n0, d0, m0),
             xs,
             stack=False,  # the saved tensors are read step by step
@@ -379,9 +433,15 @@ def fused_recurrence(
                 ops.zeros_like(ref) if g is None else ops.cast(g, ref.dtype)
                 for g, ref in zip(upstream, (hidden, n, d, m))
             )
-            carry, d_projected = scan_lib.scan(
-                _backward_step(spec, recurrent_kernel, recurrent_mask, bias),
-                (ops.zeros_like(n0), dn, dd, dm),
+            carry = (ops.zeros_like(n0), dn, dd, dm)
+            if input_kernel is not None:
+                carry += (ops.zeros_like(input_kernel),)
+                carry += () if bias is None else (ops.zeros_like(bias),)
+            carry, d_steps = scan_lib.scan(
+                _backward_step(
+                    spec, recurrent_kernel, recurrent_mask, bias, input_kernel
+                ),
+                carry,
                 (
                     projected,
                     d_hidden,
@@ -389,9 +449,20 @@ def fused_recurrence(
                 ),
                 reverse=True,
             )
-            dh0, dn0, dd0, dm0 = carry
+            dh0, dn0, dd0, dm0, *sums = carry
+            extra_grads = {}
+            if input_kernel is None:
+                d_projected = d_steps
+                d_gates = d_projected[..., spec.units :]
+                if bias is not None:
+                    extra_grads["bias"] = ops.sum(d_projected, axis=(0, 1))
+            else:
+                (d_gates, d_projected) = d_steps  # d_projected: dx_t
+                extra_grads["input_kernel"] = sums[0]
+                if bias is not None:
+                    extra_grads["bias"] = sums[1]
             d_kernel = _recurrent_kernel_gradient(
-                d_projected, hidden, h0, recurrent_mask, spec
+                d_gates, hidden, h0, recurrent_mask, spec
             )
             grads = [
                 d_projected,
@@ -401,9 +472,7 @@ def fused_recurrence(
                 ops.cast(dd0, d0.dtype),
                 ops.cast(dm0, m0.dtype),
             ]
-            if bias is not None:
-                grads.append(ops.sum(d_projected, axis=(0, 1)))
-            grads += [None] * (len(extra) - (bias is not None))
+            grads += [extra_grads.get(name) for name in given]
             if variables:
                 return grads, [None] * len(variables)
             return grads
@@ -415,12 +484,11 @@ def fused_recurrence(
     )
 
 
-def _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask, spec):
+def _recurrent_kernel_gradient(d_gates, hidden, h0, recurrent_mask, spec):
     """`dR = sum_t (h_{t-1} r)^T dG_t` as one matmul over `time * batch` rows.
 
     Args:
-        d_projected: `[time, batch, k * units]`, the gradients `dP_t`; their
-            gate blocks are `dG_t`.
+        d_gates: `[time, batch, (k - 1) * units]`, the gradients `dG_t`.
         hidden: `[time, batch, units]`, `h_t` after every step.
         h0: `[batch, units]`, the initial `h`.
         recurrent_mask: None or `[batch, units]`.
@@ -435,8 +503,5 @@ def _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask, spec):
     if recurrent_mask is not None:
         h_prev = h_prev * recurrent_mask
     h_rows = ops.reshape(ops.cast(h_prev, acc), (-1, units))
-    gate_rows = ops.reshape(
-        ops.cast(d_projected[..., units:], acc),
-        (-1, d_projected.shape[-1] - units),
-    )
+    gate_rows = ops.reshape(ops.cast(d_gates, acc), (-1, d_gates.shape[-1]))
     return keras_compat.matmul(ops.transpose(h_rows), gate_rows)

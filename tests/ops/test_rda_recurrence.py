@@ -40,6 +40,14 @@ def _float64():
     enable_float64()
 
 
+@pytest.fixture(autouse=True, params=["projections", "inputs"])
+def _loop_input(request, monkeypatch):
+    """Every test twice: the loop takes the projections of all steps, or
+    projects each step's input itself (`rda_recurrence.projects_in_loop`)."""
+    ratio = 0.0 if request.param == "projections" else float("inf")
+    monkeypatch.setattr(rda_recurrence, "IN_LOOP_PROJECTION_MAX_RATIO", ratio)
+
+
 def make_layer(kind, attention, hidden, output, fused=True, **kwargs):
     if kind == "rwa":
         layer = keras_rda.RWA(UNITS, dtype="float64", **kwargs)
