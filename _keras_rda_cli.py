@@ -14,12 +14,19 @@ as a plain import would have run it; modules imported from the packages
 way. So `keras-rda --help`, `tasks`, `models` and a flag's error answer
 without importing Keras, and a run imports it when it first needs it.
 
+Before TensorFlow is imported, `main` also sets `TF_CPP_MIN_LOG_LEVEL`
+where the user has not (`quiet_tensorflow`): TensorFlow's C++ log lines at
+INFO and WARNING say nothing about a run, and on a machine without an
+NVIDIA driver neither does its `failed call to cuInit: ... UNKNOWN ERROR
+(303)` (that machine has no GPU to find).
+
 `python -m keras_rda.lab.cli` is the same command without this: it imports
 the package, and Keras, first. Nothing imports this module.
 """
 
 import importlib
 import importlib.util
+import os
 import sys
 
 # Packages whose `__init__` waits for the first name asked of them, parents
@@ -27,8 +34,24 @@ import sys
 DEFERRED = ("keras_rda", "keras_rda.utils")
 
 
+# Present where an NVIDIA driver is loaded (Linux): there a failed cuInit
+# is worth seeing.
+NVIDIA_DRIVER = "/proc/driver/nvidia/version"
+
+
+def quiet_tensorflow(environ=None, driver=NVIDIA_DRIVER):
+    """Sets `TF_CPP_MIN_LOG_LEVEL` in `environ` (default `os.environ`)
+    unless it is set: "2" (errors only), or "3" (none) where there is no
+    NVIDIA driver at `driver`, whose only C++ error is TensorFlow's failed
+    `cuInit`. Errors that stop a run still raise in Python."""
+    environ = os.environ if environ is None else environ
+    if "TF_CPP_MIN_LOG_LEVEL" not in environ:
+        environ["TF_CPP_MIN_LOG_LEVEL"] = "2" if os.path.exists(driver) else "3"
+
+
 def main(argv=None):
     """The `keras-rda` entry point; returns the exit code."""
+    quiet_tensorflow()
     for name in DEFERRED:
         if name not in sys.modules:
             _defer(name)

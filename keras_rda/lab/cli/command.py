@@ -4,6 +4,7 @@
 `keras_rda.lab.cli.main` stays the function once this module is imported.)
 """
 
+import logging
 import sys
 
 from keras_rda.lab.cli import compare
@@ -20,6 +21,33 @@ from keras_rda.lab.cli.options import Parser
 
 # One module per subcommand, in the order `keras-rda --help` lists them.
 SUBCOMMANDS = (train, compare, tasks, models, enwik8, report, merge)
+
+
+class NewModelTraces(logging.Filter):
+    """Drops TensorFlow's warning that Keras's `fit`/`evaluate`/`predict`
+    function was retraced ("5 out of the last 9 calls to <function
+    TensorFlowTrainer._make_function...> triggered tf.function retracing").
+
+    `compare` trains several models in one process, and each model's
+    functions are new `tf.function`s of the same Python function, traced
+    once each; TensorFlow counts their first traces together as retracing.
+    A retraced function of the package's own is not Keras's trainer and
+    still warns.
+    """
+
+    def filter(self, record):
+        message = record.getMessage()
+        return not (
+            "triggered tf.function retracing" in message
+            and "TensorFlowTrainer._make_function" in message
+        )
+
+
+def quiet_new_model_traces():
+    """Adds `NewModelTraces` to TensorFlow's logger (once)."""
+    logger = logging.getLogger("tensorflow")
+    if not any(isinstance(f, NewModelTraces) for f in logger.filters):
+        logger.addFilter(NewModelTraces())
 
 
 def build_parser():
@@ -48,6 +76,7 @@ def main(argv=None):
     (Ctrl-C) returns 130 and resumes when the same command is rerun.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    quiet_new_model_traces()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -110,3 +110,75 @@ def test_module_entry_points_subprocess():
     lines = result.stdout.splitlines()
     assert all(m in result.stdout for m in ["rda", "rwa", "lstm", "gru"])
     assert sum(line.startswith("rda ") for line in lines) == 1
+
+
+def test_the_console_script_quiets_tensorflow_unless_the_user_chose(tmp_path):
+    import _keras_rda_cli
+
+    driver = tmp_path / "version"
+    environ = {}
+    _keras_rda_cli.quiet_tensorflow(environ, driver=driver)
+    assert environ == {"TF_CPP_MIN_LOG_LEVEL": "3"}  # no driver: cuInit fails
+    driver.write_text("NVRM version: 550\n")
+    environ = {}
+    _keras_rda_cli.quiet_tensorflow(environ, driver=driver)
+    assert environ == {"TF_CPP_MIN_LOG_LEVEL": "2"}  # a driver: errors stay
+    environ = {"TF_CPP_MIN_LOG_LEVEL": "0"}
+    _keras_rda_cli.quiet_tensorflow(environ, driver=tmp_path / "none")
+    assert environ == {"TF_CPP_MIN_LOG_LEVEL": "0"}
+
+
+def _tensorflow_warning(message):
+    import logging
+
+    return logging.LogRecord("tensorflow", logging.WARNING, "", 0, message, (), None)
+
+
+def test_new_models_traces_are_not_reported_as_retracing():
+    from keras_rda.lab.cli.command import NewModelTraces
+
+    keep = NewModelTraces().filter
+    assert not keep(
+        _tensorflow_warning(
+            "5 out of the last 13 calls to <function TensorFlowTrainer."
+            "_make_function.<locals>.multi_step_on_iterator at 0x7f> triggered "
+            "tf.function retracing. Tracing is expensive"
+        )
+    )
+    assert keep(
+        _tensorflow_warning(
+            "6 out of the last 6 calls to <function rda_step at 0x7f> triggered "
+            "tf.function retracing. Tracing is expensive"
+        )
+    )
+    assert keep(_tensorflow_warning("another warning"))
+
+
+def test_a_comparison_prints_no_cuinit_error_and_no_retracing(tmp_path):
+    """`keras-rda compare` as a user runs it (their TF_CPP_MIN_LOG_LEVEL
+    unset): three models, each traced once, are no retracing (TensorFlow
+    warned of it from the third model on), and a machine
+    without a GPU says nothing of its failed cuInit. (TensorFlow 2.21's
+    import still prints its INFO lines from before its logging starts.)"""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+    from tests.lab.cli.conftest import TINY
+
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "_keras_rda_cli", "compare", "addition"]
+        + ["--models", "rda,rwa,lstm", "--out", str(tmp_path), *TINY],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "retracing" not in result.stderr, result.stderr
+    if not os.path.exists("/proc/driver/nvidia/version"):
+        assert "cuInit" not in result.stderr, result.stderr
