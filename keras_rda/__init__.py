@@ -11,7 +11,6 @@ training loops, reporting and the `keras-rda` command) are the lab,
 `keras_rda.lab`, imported on its own.
 """
 
-from keras_rda import _moved
 from keras_rda.cells.fast_weights_cell import FastWeightsCell
 from keras_rda.cells.layer_norm_lstm_cell import LayerNormLSTMCell
 from keras_rda.cells.parallel_rda_cell import ParallelRDACell
@@ -33,8 +32,6 @@ from keras_rda.memory.schedules.regular_writing import RegularWriting
 from keras_rda.memory.schedules.uniform_writing import UniformWriting
 from keras_rda.memory.schedules.write_schedule import WriteSchedule
 from keras_rda.version import __version__
-
-_moved.install()
 
 __all__ = [
     "CachedUniformWriting",
@@ -59,14 +56,3 @@ __all__ = [
     "WriteSchedule",
     "__version__",
 ]
-
-
-def __getattr__(name):
-    # `keras_rda.tasks` / `keras_rda.datasets` were attributes of the package
-    # before the lab moved out; they resolve (with a DeprecationWarning) for
-    # one release through the moved-module aliases.
-    if name in ("tasks", "datasets", "experiments", "training", "cli"):
-        import importlib
-
-        return importlib.import_module(f"keras_rda.{name}")
-    raise AttributeError(f"module 'keras_rda' has no attribute {name!r}")

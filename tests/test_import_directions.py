@@ -25,7 +25,6 @@ import sys
 import pytest
 
 import keras_rda
-from keras_rda import _moved
 
 PACKAGE = pathlib.Path(keras_rda.__file__).resolve().parent
 LIBRARY_PACKAGES = ("cells", "layers", "memory", "ops", "utils")
@@ -42,7 +41,6 @@ def module_name(path):
 
 
 def is_lab(module):
-    module = _moved.new_name(module) or module
     return module == "keras_rda.lab" or module.startswith("keras_rda.lab.")
 
 
@@ -192,7 +190,6 @@ def lab_subpackage_edges():
             continue  # entry shims; the lab's top-level modules
         for module, names in imports(path):
             for full in (module, *(f"{module}.{name}" for name in names)):
-                full = _moved.new_name(full) or full
                 target = full.split(".")
                 if target[:2] == ["keras_rda", "lab"] and len(target) > 2:
                     if target[2] != parts[2]:
@@ -244,22 +241,3 @@ def test_import_keras_rda_loads_the_library_alone(backend):
         if m.split(".")[0] not in ("keras_rda", *sys.stdlib_module_names) or is_lab(m)
     ]
     assert not foreign, foreign
-
-
-def test_old_paths_are_deprecated_aliases_of_the_new_modules():
-    import keras_rda.lab.runs
-    import keras_rda.lab.tasks
-    import keras_rda.ops.addressing
-
-    with pytest.warns(DeprecationWarning, match="moved to `keras_rda.lab.runs`"):
-        from keras_rda.experiments import runner
-    from keras_rda.tasks import AddingProblem
-
-    from keras_rda.memory import addressing
-
-    # runner.py was split by concern; its old path reads the package's names.
-    assert runner.train is keras_rda.lab.runs.train
-    assert runner.RunCheckpoint is keras_rda.lab.runs.RunCheckpoint
-    assert addressing is keras_rda.ops.addressing
-    assert AddingProblem is keras_rda.lab.tasks.AddingProblem
-    assert keras_rda.tasks.get_task is keras_rda.lab.tasks.get_task

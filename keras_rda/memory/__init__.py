@@ -31,18 +31,3 @@ __all__ = [
     "WriteSchedule",
     "get_write_schedule",
 ]
-
-
-def __getattr__(name):
-    # `MemoryCell` was this package's name of the base class until 0.2.
-    if name == "MemoryCell":
-        import warnings
-
-        warnings.warn(
-            "`keras_rda.memory.MemoryCell` is now `BaseMemoryCell`; the old "
-            "name is deprecated and will be removed in the next release.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return BaseMemoryCell
-    raise AttributeError(f"module 'keras_rda.memory' has no attribute {name!r}")

@@ -45,13 +45,7 @@ registry names:
   `AssociativeRecall` ("associative-recall").
 
 `core` holds the `Task` base class, the registry and the NumPy sequence
-helpers. The class names of 0.1 that changed (`Addition`,
-`ClassifyByLength`, `VariableCopy`, `FFAAddition`, `FFAAdditionVariable`,
-`FFAMultiplication`, `FFAMultiplicationVariable`, `UWDoubleTask`,
-`UWCopyTask`, `UWReverseTask`, `UWAddTask`, `UWMaxTask`, `SinusoidTask`,
-`NoisySinusoidTask`) still import from here for one release, with a
-`DeprecationWarning` (`core/renamed.py` has the table); the registry names
-did not change.
+helpers.
 """
 
 from keras_rda.lab.tasks.core.registry import get_task
@@ -59,8 +53,6 @@ from keras_rda.lab.tasks.core.registry import get_task_class
 from keras_rda.lab.tasks.core.registry import register_preset
 from keras_rda.lab.tasks.core.registry import register_task
 from keras_rda.lab.tasks.core.registry import task_names
-from keras_rda.lab.tasks.core.renamed import RENAMED
-from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.core.task import Task
 from keras_rda.lab.tasks.ffa_paper import FFAAddingProblem
 from keras_rda.lab.tasks.ffa_paper import FFAMultiplicationProblem
@@ -122,5 +114,3 @@ __all__ = [
     "NoisySinusoid",
     "AssociativeRecall",
 ]
-
-__getattr__ = deprecated_names(__name__, RENAMED)

@@ -1,12 +1,10 @@
 """The tasks package's layout: one public class per file, named after it,
-each a `class` statement, and the 0.1 class names as deprecated aliases."""
+each a `class` statement."""
 
 import ast
-import importlib
 import inspect
 import pathlib
 import re
-import warnings
 
 import pytest
 
@@ -16,35 +14,6 @@ from keras_rda.lab.tasks import get_task_class
 from keras_rda.lab.tasks import task_names
 
 PACKAGE = pathlib.Path(keras_rda.lab.tasks.__file__).parent
-
-# 0.1 class name -> (its name now, the paper package that held it).
-OLD_NAMES = {
-    "Addition": ("RDAAddingProblem", "rda_paper"),
-    "ClassifyByLength": ("RWAClassifyLength", "rwa_paper"),
-    "VariableCopy": ("RWACopy", "rwa_paper"),
-    "FFAAddition": ("FFAAddingProblem", "ffa_paper"),
-    "FFAAdditionVariable": ("FFAVariableAddingProblem", "ffa_paper"),
-    "FFAMultiplication": ("FFAMultiplicationProblem", "ffa_paper"),
-    "FFAMultiplicationVariable": ("FFAVariableMultiplicationProblem", "ffa_paper"),
-    "UWDoubleTask": ("UWDouble", "uw_paper"),
-    "UWCopyTask": ("UWCopy", "uw_paper"),
-    "UWReverseTask": ("UWReverse", "uw_paper"),
-    "UWAddTask": ("UWAdd", "uw_paper"),
-    "UWMaxTask": ("UWMax", "uw_paper"),
-    "SinusoidTask": ("Sinusoid", "uw_paper"),
-    "NoisySinusoidTask": ("NoisySinusoid", "uw_paper"),
-}
-
-# Modules of 0.1 that held several classes, and a class name each served.
-OLD_MODULES = {
-    "rda_paper.addition": ("Addition", "RDAAddingProblem"),
-    "rwa_paper.presets": ("ClassifyByLength", "RWAClassifyLength"),
-    "rwa_paper.variable_copy": ("VariableCopy", "RWACopy"),
-    "uw_paper.sequence_tasks": ("UWCopyTask", "UWCopy"),
-    "uw_paper.sinusoid": ("NoisySinusoidTask", "NoisySinusoid"),
-    "ffa_paper.presets": ("FFAAddition", "FFAAddingProblem"),
-    "rda_paper.sequential_mnist": ("PermutedMnist", "PermutedMnist"),
-}
 
 PUBLIC_CLASSES = [
     name
@@ -113,43 +82,3 @@ def test_presets_are_subclasses_of_what_they_preset():
         assert cls.preset_of in (parent.name, parent.__name__)
         ours = inspect.signature(cls.__init__).parameters
         assert set(ours) <= set(inspect.signature(parent.__init__).parameters)
-
-
-def test_all_lists_no_old_name_and_star_import_does_not_warn():
-    assert not set(OLD_NAMES) & set(keras_rda.lab.tasks.__all__)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        exec("from keras_rda.lab.tasks import *", {})  # noqa: S102
-
-
-@pytest.mark.parametrize("old", sorted(OLD_NAMES))
-def test_old_name_warns_and_is_the_new_class(old):
-    new, package = OLD_NAMES[old]
-    cls = getattr(keras_rda.lab.tasks, new)
-    with pytest.warns(DeprecationWarning, match=f"{old}` was renamed {new}"):
-        assert getattr(keras_rda.lab.tasks, old) is cls
-    paper = importlib.import_module(f"keras_rda.lab.tasks.{package}")
-    with pytest.warns(DeprecationWarning, match=f"{package}.{old}` was renamed"):
-        assert getattr(paper, old) is cls
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        old_package = importlib.import_module("keras_rda.tasks")  # 0.1's path
-    with pytest.warns(DeprecationWarning, match=f"{old}` was renamed"):
-        assert getattr(old_package, old) is cls
-
-
-@pytest.mark.parametrize("module", sorted(OLD_MODULES))
-def test_old_module_serves_its_old_names(module):
-    old, new = OLD_MODULES[module]
-    cls = getattr(keras_rda.lab.tasks, new)
-    for prefix in ("keras_rda.lab.tasks", "keras_rda.tasks"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            loaded = importlib.import_module(f"{prefix}.{module}")
-        with pytest.warns(DeprecationWarning, match=old):
-            assert getattr(loaded, old) is cls
-
-
-def test_unknown_name_is_an_attribute_error():
-    with pytest.raises(AttributeError, match="NoSuchTask"):
-        keras_rda.lab.tasks.NoSuchTask  # noqa: B018

@@ -7,7 +7,6 @@ Schmidhuber's original definition), ffa-multiplication
 generator, `MarkedValueProblem`.
 """
 
-from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.ffa_paper.ffa_adding_problem import FFAAddingProblem
 from keras_rda.lab.tasks.ffa_paper.ffa_multiplication_problem import (
     FFAMultiplicationProblem,
@@ -29,13 +28,3 @@ __all__ = [
     "MarkedValueProblem",
     "tolerance_accuracy",
 ]
-
-__getattr__ = deprecated_names(
-    __name__,
-    [
-        "FFAAddition",
-        "FFAAdditionVariable",
-        "FFAMultiplication",
-        "FFAMultiplicationVariable",
-    ],
-)

@@ -6,7 +6,6 @@ classify-length (`ClassifyLength`), copy (`Copy`), multicopy
 `PermutedMnist`).
 """
 
-from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.rda_paper.classify_length import ClassifyLength
 from keras_rda.lab.tasks.rda_paper.copy import Copy
 from keras_rda.lab.tasks.rda_paper.multicopy import Multicopy
@@ -22,5 +21,3 @@ __all__ = [
     "RDAAddingProblem",
     "SequentialMnist",
 ]
-
-__getattr__ = deprecated_names(__name__, ["Addition"])

@@ -3,7 +3,6 @@
 import numpy as np
 
 from keras_rda.lab.tasks.core.registry import register_task
-from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.core.task import Task
 from keras_rda.utils import validation
 
@@ -98,6 +97,3 @@ class SequentialMnist(Task):
         _, (x, y) = self.data()
         n = min(num_examples, len(y))
         return x[:n], y[:n], np.ones(n, np.float32)
-
-
-__getattr__ = deprecated_names(__name__, ["PermutedMnist"])

@@ -7,12 +7,9 @@ of two tasks whose class the RDA paper's folder holds: classify-by-length
 (Its MNIST runs are the RDA paper's `mnist` / `pmnist` tasks.)
 """
 
-from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.rwa_paper.adding_problem import AddingProblem
 from keras_rda.lab.tasks.rwa_paper.reber import Reber
 from keras_rda.lab.tasks.rwa_paper.rwa_classify_length import RWAClassifyLength
 from keras_rda.lab.tasks.rwa_paper.rwa_copy import RWACopy
 
 __all__ = ["AddingProblem", "RWAClassifyLength", "RWACopy", "Reber"]
-
-__getattr__ = deprecated_names(__name__, ["ClassifyByLength", "VariableCopy"])

@@ -6,7 +6,6 @@ and the sinusoid continuation, clean and noisy (section 3.4: `Sinusoid`,
 `NoisySinusoid`).
 """
 
-from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.uw_paper.noisy_sinusoid import NoisySinusoid
 from keras_rda.lab.tasks.uw_paper.sinusoid import Sinusoid
 from keras_rda.lab.tasks.uw_paper.uw_add import UWAdd
@@ -26,16 +25,3 @@ __all__ = [
     "UWReverse",
     "UWSequenceTask",
 ]
-
-__getattr__ = deprecated_names(
-    __name__,
-    [
-        "UWDoubleTask",
-        "UWCopyTask",
-        "UWReverseTask",
-        "UWAddTask",
-        "UWMaxTask",
-        "SinusoidTask",
-        "NoisySinusoidTask",
-    ],
-)

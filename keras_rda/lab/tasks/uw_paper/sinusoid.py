@@ -28,7 +28,6 @@ LSTM at about 1.05 (clean) and 1.39 (noisy), UW 0.44 / 0.98 and CUW 0.61 /
 import numpy as np
 
 from keras_rda.lab.tasks.core.registry import register_task
-from keras_rda.lab.tasks.core.renamed import deprecated_names
 from keras_rda.lab.tasks.core.task import Task
 from keras_rda.utils import validation
 
@@ -106,6 +105,3 @@ class Sinusoid(Task):
 
     def config(self):
         return {"length": self.length, "noise": self.noise}
-
-
-__getattr__ = deprecated_names(__name__, ["SinusoidTask", "NoisySinusoidTask"])
