@@ -27,11 +27,9 @@ import resource
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import harness  # noqa: E402
 import numpy as np  # noqa: E402
-from rnn_speed import time_steps  # noqa: E402
 
-from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
-from keras_rda.lab.reporting.report import write_table_record  # noqa: E402
 from keras_rda.lab.tasks import get_task  # noqa: E402
 from keras_rda.lab.zoo import get_model_spec  # noqa: E402
 
@@ -63,15 +61,16 @@ def main(argv=None):
     parser.add_argument("--lengths", nargs="+", type=int, default=[1000, 10000])
     parser.add_argument("--units", type=int, default=100)
     parser.add_argument("--batch-size", type=int, default=100)
-    parser.add_argument("--warmup", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3)
+    harness.add_arguments(
+        parser, repeats=7, warmup=1, json_help="write the table record"
+    )
     parser.add_argument("--jit", action="store_true", help="compile with XLA")
     parser.add_argument("--quick", action="store_true", help="tiny smoke run")
-    parser.add_argument("--json", metavar="PATH", help="write the table record")
     parser.add_argument(
         "--append", action="store_true", help="add the rows to the record at --json"
     )
     args = parser.parse_args(argv)
+    run = harness.Run(argv)
     if args.quick:
         args.lengths, args.batch_size, args.repeats = [100], 8, 1
 
@@ -81,7 +80,9 @@ def main(argv=None):
         batch = task.generate(args.batch_size, np.random.default_rng(0))
         models = {name: build(name, task, args.units, args.jit) for name in args.models}
         x, y, w = batch
-        seconds = time_steps(models, x, y, args.warmup, args.repeats, sample_weight=w)
+        seconds = harness.time_steps(
+            models, x, y, args.warmup, args.repeats, sample_weight=w
+        )
         memory = peak_memory_gib()
         for name in args.models:
             ratio = (
@@ -137,9 +138,7 @@ def main(argv=None):
                 "to that T0."
             ],
         }
-        path = write_table_record(
-            args.json, table, script_command(argv), append=args.append
-        )
+        path = run.write_table(args.json, table, append=args.append)
         print(f"record: {path}")
 
 

@@ -14,8 +14,8 @@ This script measures both halves of that, in one process:
    and traced with the comparisons put back (`d > 0`, `where(d > 0, d,
    1)`), interleaved with `keras.layers.LSTM`, as ratios to the LSTM.
 
-    python benchmarks/comparison_cost.py [--lengths 100 1000] [--rounds 7]
-        [--json PATH]
+    python benchmarks/comparison_cost.py [--lengths 100 1000] [--repeats 7]
+        [--warmup 2] [--json PATH]
 
 The record is a table record (`columns`, `rows`, `notes`) that
 `keras-rda report` renders.
@@ -30,16 +30,11 @@ import time
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import harness  # noqa: E402
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 from keras import ops  # noqa: E402
-from rnn_speed import build  # noqa: E402
-from timing import cell  # noqa: E402
-from timing import interleaved  # noqa: E402
 
-from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
-from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
-from keras_rda.lab.reporting.report import write_json  # noqa: E402
 from keras_rda.ops import attention_average  # noqa: E402
 
 #: The (layer, form) columns of the table, the LSTM first (the reference).
@@ -71,9 +66,9 @@ def with_comparisons():
             setattr(attention_average, name, form)
 
 
-def op_microseconds(batch, units, rounds, steps=1000):
+def op_microseconds(batch, units, rounds, warmup=2, steps=1000):
     """CPU microseconds of one op per iteration of a `tf.while_loop` of
-    `steps` iterations, the ops' loops interleaved (`timing.interleaved`).
+    `steps` iterations, the ops' loops interleaved (`harness.interleaved`).
 
     Returns:
         `{op: [microseconds per iteration, one per round]}`.
@@ -97,13 +92,13 @@ def op_microseconds(batch, units, rounds, steps=1000):
         return functools.partial(run, x0)
 
     calls = {name: loop(body) for name, body in bodies.items()}
-    times = interleaved(calls, 1, rounds, clock=time.process_time)
+    times = harness.interleaved(calls, warmup, rounds, clock=time.process_time)
     return {name: [s / steps * 1e6 for s in t] for name, t in times.items()}
 
 
-def layer_times(length, units, batch, rounds):
+def layer_times(length, units, batch, rounds, warmup=2):
     """CPU milliseconds per training step of each (layer, form), interleaved
-    (`timing.interleaved`): `{(layer, form): [ms, one per round]}`."""
+    (`harness.interleaved`): `{(layer, form): [ms, one per round]}`."""
     rng = np.random.default_rng(0)
     x = rng.random((batch, length, 2), dtype=np.float32)
     y = rng.random((batch, 1), dtype=np.float32)
@@ -113,12 +108,12 @@ def layer_times(length, units, batch, rounds):
         if name != "LSTM":
             variants.append(("d > 0", with_comparisons))
         for form, context in variants:
-            model = build(name, units, length, 2, jit=False)
+            model = harness.build_model(name, units, length, 2, jit=False)
             with context():
-                for _ in range(2):  # trace (with this form) and warm up
+                for _ in range(max(warmup, 1)):  # trace (with this form), warm up
                     model.train_on_batch(x, y)
             calls[name, form] = functools.partial(model.train_on_batch, x, y)
-    times = interleaved(calls, 0, rounds, clock=time.process_time)
+    times = harness.interleaved(calls, 0, rounds, clock=time.process_time)
     return {key: [s * 1e3 for s in t] for key, t in times.items()}
 
 
@@ -127,19 +122,21 @@ def main(argv=None):
     parser.add_argument("--lengths", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--batch-size", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--json", metavar="PATH", help="write a table record here")
+    harness.add_arguments(
+        parser, repeats=7, warmup=2, json_help="write a table record here"
+    )
     args = parser.parse_args(argv)
+    run = harness.Run(argv)
     if keras.backend.backend() != "tensorflow":
         raise SystemExit("comparison_cost.py measures TensorFlow's kernels")
 
-    ops_us = op_microseconds(args.batch_size, args.units, args.rounds)
+    ops_us = op_microseconds(args.batch_size, args.units, args.repeats, args.warmup)
     notes = [
         f"One op on a `[{args.batch_size}, {args.units}]` tensor in a "
         "`tf.while_loop`, CPU microseconds per iteration, median [range] of "
-        f"{args.rounds} interleaved rounds, ratio to the multiplication: "
+        f"{args.repeats} interleaved rounds, ratio to the multiplication: "
         + "; ".join(
-            f"{name} {cell(us, ops_us['multiply'], 'us')}"
+            f"{name} {harness.cell(us, ops_us['multiply'], 'us')}"
             for name, us in ops_us.items()
         )
         + "."
@@ -147,10 +144,12 @@ def main(argv=None):
     rows = []
     layer_ms = {}
     for length in args.lengths:
-        times = layer_times(length, args.units, args.batch_size, args.rounds)
+        times = layer_times(
+            length, args.units, args.batch_size, args.repeats, args.warmup
+        )
         rows.append(
             [str(length)]
-            + [cell(times[key], times["LSTM", "sign"], "ms") for key in KEYS]
+            + [harness.cell(times[key], times["LSTM", "sign"], "ms") for key in KEYS]
         )
         layer_ms[f"T={length}"] = {" ".join(key): t for key, t in times.items()}
     columns = ["T"] + [
@@ -158,7 +157,7 @@ def main(argv=None):
     ]
     notes.append(
         f"One training step, {args.units} units, batch {args.batch_size}, input "
-        f"dim 2, XLA off, CPU milliseconds, median [range] of {args.rounds} "
+        f"dim 2, XLA off, CPU milliseconds, median [range] of {args.repeats} "
         "interleaved rounds, ratio to the LSTM."
     )
     print("| " + " | ".join(columns) + " |")
@@ -166,12 +165,10 @@ def main(argv=None):
         print("| " + " | ".join(row) + " |")
     print("\n".join(notes))
     if args.json:
-        write_json(
+        run.write(
             args.json,
             {
                 "benchmark": "comparison_cost",
-                "command": script_command(argv),
-                **provenance(),
                 "columns": columns,
                 "rows": rows,
                 "notes": notes,

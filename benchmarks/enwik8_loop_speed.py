@@ -13,8 +13,8 @@ first backend's median, the compile time (the warm-up), the evaluation
 speed, and the projected time of the preset's whole schedule: its `steps`
 training steps plus its evaluations on the full enwik8's splits (periodic
 ones on `eval_chars` validation characters, then the full 5M validation and
-5M test characters). The load average of the machine before and after goes
-into the record.
+5M test characters). The load average of the machine when the run starts
+and when the record is written goes into the record (`harness.Run`).
 
     python benchmarks/enwik8_loop_speed.py --backends tensorflow jax --json PATH
     python benchmarks/enwik8_loop_speed.py --backends jax --scale paper --json PATH
@@ -26,6 +26,7 @@ the text). The driver imports neither Keras nor a backend.
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import pathlib
@@ -36,6 +37,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import harness
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 # The full enwik8's validation and test splits (RDA paper, section 6.5).
@@ -242,28 +245,28 @@ def table(entries, args):
 def driver(args, argv):
     # SIGTERM (`timeout`) unwinds, so that the workers are told to quit.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
-    load_before = os.getloadavg()
+    run = harness.Run(argv)
     workers = []
+    entries = []
+
+    def after_round(done, times):
+        print(
+            f"round {done}/{args.repeats}: "
+            + ", ".join(f"{b} {t[-1] * 1000:.1f} ms/step" for b, t in times.items()),
+            flush=True,
+        )
+        entries[:] = [summary(w, times[w.backend]) for w in workers]
+        if args.json:  # after every round: a cut run still leaves one
+            write(args, argv, entries, run, done)
+
     try:
         for backend in args.backends:
             workers.append(Worker(backend, args))
             print(
                 f"{backend}: ready {workers[-1].ready['compile_s']:.1f} s", flush=True
             )
-        times = {w.backend: [] for w in workers}
-        for round_ in range(args.rounds):
-            for w in workers:
-                times[w.backend].append(w.run(args.steps))
-            print(
-                f"round {round_ + 1}/{args.rounds}: "
-                + ", ".join(
-                    f"{b} {t[-1] * 1000:.1f} ms/step" for b, t in times.items()
-                ),
-                flush=True,
-            )
-            entries = [summary(w, times[w.backend]) for w in workers]
-            if args.json:  # after every round: a cut run still leaves one
-                write(args, argv, entries, load_before, round_ + 1)
+        chunks = {w.backend: functools.partial(w.run, args.steps) for w in workers}
+        harness.each_round(chunks, args.repeats, after_round)
     finally:
         for w in workers:
             w.close()
@@ -272,11 +275,11 @@ def driver(args, argv):
         print(" | ".join(row))
 
 
-def write(args, argv, entries, load_before, rounds):
+def write(args, argv, entries, run, rounds):
     """Writes the table record (see `keras_rda.lab.reporting.report.render`)."""
     columns, rows = table(entries, args)
     preset = entries[0]["preset"]
-    load_after = os.getloadavg()
+    load_start, load_now = run.load_average()
     device = ", ".join(entries[0]["accelerators"] or ["CPU"])
     note = (
         f"Training characters and steps per second of the enwik8 loop "
@@ -287,34 +290,32 @@ def write(args, argv, entries, load_before, rounds):
         f"after {args.warmup} warm-up steps; the projected schedule adds the "
         f"evaluations on the full enwik8's splits at the measured evaluation "
         f"speed (measured once per backend after its warm-up, not "
-        f"interleaved). Load average (1 min) {load_before[0]:.1f} before, "
-        f"{load_after[0]:.1f} after."
+        f"interleaved). Load average (1 min) {load_start:.1f} before, "
+        f"{load_now:.1f} after."
     )
-    write_json(
-        pathlib.Path(args.json),
-        {
-            "benchmark": "enwik8_loop_speed",
-            "command": "python "
-            + shlex.join(
-                ["benchmarks/enwik8_loop_speed.py", *command_args(args, argv)]
-            ),
-            "git": git_commit(),
-            "machine": {
-                "platform": platform.platform(),
-                "processor": platform.processor() or platform.machine(),
-                "cpu_count": os.cpu_count(),
-            },
-            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
-                timespec="seconds"
-            ),
-            "load_average": {"before": load_before, "after": load_after},
-            "rounds_done": rounds,
-            "backends": entries,
-            "columns": columns,
-            "rows": rows,
-            "notes": [note],
+    command = "python " + shlex.join(
+        ["benchmarks/enwik8_loop_speed.py", *command_args(args, argv)]
+    )
+    # The driver imports neither Keras nor the package: its own provenance.
+    fields = {
+        "benchmark": "enwik8_loop_speed",
+        "git": git_commit(),
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
         },
-    )
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        "rounds_done": rounds,
+        "backends": entries,
+        "columns": columns,
+        "rows": rows,
+        "notes": [note],
+    }
+    record = run.record(fields, command=command, provenance=False)
+    write_json(pathlib.Path(args.json), record)
 
 
 def command_args(args, argv):
@@ -382,12 +383,14 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=None)
     parser.add_argument("--data", default=None)
     parser.add_argument("--steps", type=int, default=10, help="steps per chunk")
-    parser.add_argument("--rounds", type=int, default=7, help="chunks of each")
-    parser.add_argument("--warmup", type=int, default=3)
+    # A round is one chunk of `--steps` steps of each backend; the warm-up is
+    # in steps (compilation).
+    harness.add_arguments(
+        parser, repeats=7, warmup=3, json_help="write the table record"
+    )
     parser.add_argument(
         "--eval-segments", type=int, default=5, help="segments of the eval timing"
     )
-    parser.add_argument("--json", metavar="PATH", help="write the table record")
     parser.add_argument(
         "--record-path",
         metavar="PATH",

@@ -23,11 +23,13 @@ the text).
 """
 
 import argparse
+import functools
 import os
 import pathlib
 import tempfile
 import time
 
+import harness
 import keras
 import numpy as np
 import tensorflow as tf
@@ -39,9 +41,6 @@ from keras_rda.lab.datasets.enwik8 import split_tokens
 from keras_rda.lab.enwik8.char_model import recurrent_layer
 from keras_rda.lab.enwik8.enwik8_trainer import Enwik8Trainer
 from keras_rda.lab.enwik8.presets import get_preset
-from keras_rda.lab.reporting.provenance import provenance
-from keras_rda.lab.reporting.provenance import script_command
-from keras_rda.lab.reporting.report import write_json
 
 
 def load(path):
@@ -131,10 +130,13 @@ def measure(data, model, preset, args):
         "model.fit, no XLA": FitLoop(data, model, preset, args.warmup),
     }
     # Interleaving the chunks exposes both loops to the same machine load.
-    times = {name: [] for name in loops}
-    for _ in range(args.repeats):
-        for name, loop in loops.items():
-            times[name].append(timed(loop, args.steps))
+    times = harness.each_round(
+        {
+            name: functools.partial(timed, loop, args.steps)
+            for name, loop in loops.items()
+        },
+        args.repeats,
+    )
     chars = preset.batch_size * preset.bptt  # per step
     speed = {name: chars / float(np.median(t)) for name, t in times.items()}
     for name, value in speed.items():
@@ -153,10 +155,13 @@ def main(argv=None):
     parser.add_argument("--bptt", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=None)
     parser.add_argument("--steps", type=int, default=9, help="steps per chunk")
-    parser.add_argument("--repeats", type=int, default=5, help="chunks of each")
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--json", metavar="PATH", help="write the table record")
+    # A round is one chunk of `--steps` steps of each loop; the warm-up is
+    # in steps (compilation and the first steps).
+    harness.add_arguments(
+        parser, repeats=7, warmup=3, json_help="write the table record"
+    )
     args = parser.parse_args(argv)
+    run = harness.Run(argv)
     preset = get_preset(
         args.preset,
         units=args.units,
@@ -185,12 +190,10 @@ def main(argv=None):
         )
         keras.backend.clear_session()
     if args.json:
-        write_json(
+        run.write(
             args.json,
             {
                 "benchmark": "enwik8_speed",
-                "command": script_command(argv),
-                **provenance(),
                 "columns": ["model", "XLA loop", "`model.fit`, no XLA", "ratio"],
                 "rows": rows,
                 "notes": [

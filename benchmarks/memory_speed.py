@@ -49,8 +49,9 @@ time and its ratios to the same copy of the LSTM and of the regular cell,
 which shows how far one compiled copy of a model is from another.
 
 Run:
-    python benchmarks/memory_speed.py [--rounds 15] [--lengths 50 100]
-        [--jit both|on|off] [--clock cpu|wall] [--instances 1] [--json PATH]
+    python benchmarks/memory_speed.py [--repeats 7] [--warmup 2]
+        [--lengths 50 100] [--jit both|on|off] [--clock cpu|wall]
+        [--instances 1] [--json PATH]
 """
 
 import argparse
@@ -60,14 +61,11 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import harness  # noqa: E402
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-from rnn_speed import time_steps  # noqa: E402
 
 import keras_rda  # noqa: E402
-from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
-from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
-from keras_rda.lab.reporting.report import write_json  # noqa: E402
 from keras_rda.memory import CachedUniformWriting  # noqa: E402
 from keras_rda.memory import UniformWriting  # noqa: E402
 
@@ -168,11 +166,12 @@ def compiles(name, jit):
     return not (jit and (name == "DNC+UW cell" or name.endswith("unrolled")))
 
 
-def time_models(models, x, y, rounds, clock):
-    """Median seconds per training step (`rnn_speed.time_steps`, two warm-up
-    steps) and the wall seconds of each model's first step (tracing and
-    compilation included); `x` is widened with random stand-in read vectors
-    for a model that takes them (`no memory`)."""
+def time_models(models, x, y, repeats, clock, warmup=2):
+    """Median seconds per training step (`harness.time_steps`, `warmup`
+    untimed steps after the first) and the wall seconds of each model's
+    first step (tracing and compilation included); `x` is widened with
+    random stand-in read vectors for a model that takes them (`no
+    memory`)."""
     rng = np.random.default_rng(1)
     inputs = {}
     first_step = {}
@@ -185,7 +184,7 @@ def time_models(models, x, y, rounds, clock):
         first_step[name] = time.perf_counter() - start
         # Printed as it comes: a compilation can outlast a device lease.
         print(f"{name}: first step {first_step[name]:.1f} s", flush=True)
-    medians = time_steps(models, inputs, y, 2, rounds, clock=clock)
+    medians = harness.time_steps(models, inputs, y, warmup, repeats, clock=clock)
     return {name: float(seconds) for name, seconds in medians.items()}, first_step
 
 
@@ -245,7 +244,7 @@ def _ratio_text(ratio):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=15, help="timed rounds")
+    harness.add_arguments(parser, repeats=7, warmup=2, clock="cpu")
     parser.add_argument(
         "--lengths", type=int, nargs="+", default=[50, 100], help="sequence lengths"
     )
@@ -260,13 +259,6 @@ def main(argv=None):
         help="models to time (default: all but the `unrolled` and `intervals` ones)",
     )
     parser.add_argument(
-        "--clock",
-        choices=["wall", "cpu"],
-        default="cpu",
-        help="cpu: this process's CPU time (steadier on a shared machine); "
-        "wall: elapsed time",
-    )
-    parser.add_argument(
         "--instances",
         type=int,
         default=1,
@@ -275,16 +267,14 @@ def main(argv=None):
         "to the same copy of the LSTM and of the reference (how far one "
         "compiled copy is from another)",
     )
-    parser.add_argument("--json", help="write the JSON record to this path")
     args = parser.parse_args(argv)
     if args.instances < 1:
         parser.error(f"--instances must be at least 1, got {args.instances}")
 
-    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    run = harness.Run(argv)
+    clock = harness.CLOCKS[args.clock]
     jits = {"both": [False, True], "on": [True], "off": [False]}[args.jit]
     rng = np.random.default_rng(0)
-    load_start = os.getloadavg()[0]
-    started = time.time()
     rows = []
     for length in args.lengths:
         x = rng.random((BATCH, length, FEATURES), dtype=np.float32)
@@ -296,7 +286,9 @@ def main(argv=None):
                 for k in range(args.instances)
                 for name in names
             }
-            medians, first_step = time_models(copies, x, y, args.rounds, clock)
+            medians, first_step = time_models(
+                copies, x, y, args.repeats, clock, args.warmup
+            )
             for name in names:
                 rows.append(
                     speed_row(name, length, jit, medians, first_step, args.instances)
@@ -306,8 +298,9 @@ def main(argv=None):
     print(
         f"\nOne training step (forward + backward + Adam): LSTM controller "
         f"{UNITS}, {SLOTS} slots, word {WORD}, batch {BATCH}; median {args.clock} "
-        f"time of {args.rounds} interleaved rounds; load average "
-        f"{load_start:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n"
+        f"time of {args.repeats} interleaved rounds; load average "
+        f"{run.load_start:.1f} -> {harness.load_average():.1f} on "
+        f"{os.cpu_count()} CPUs\n"
     )
     print(
         "| T | XLA | model | ms / step | / LSTM | / regular cell | first step (s) "
@@ -324,16 +317,14 @@ def main(argv=None):
             f"{'' if not copies else f'{min(copies):.2f}-{max(copies):.2f}'} |"
         )
     if args.json:
-        record = {
+        fields = {
             "benchmark": "memory_speed",
-            "command": script_command(argv),
             "backend": keras.backend.backend(),
-            **provenance(),
-            "load_average": [load_start, os.getloadavg()[0]],
             "clock": args.clock,
-            "rounds": args.rounds,
+            "rounds": args.repeats,
+            "warmup": args.warmup,
             "instances": args.instances,
-            "seconds": time.time() - started,
+            "seconds": time.time() - run.started,
             "sizes": {
                 "units": UNITS,
                 "memory_size": SLOTS,
@@ -345,7 +336,7 @@ def main(argv=None):
             },
             "rows": rows,
         }
-        write_json(args.json, record)
+        run.write(args.json, fields)
     return rows
 
 

@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+import harness
+
 REFERENCES = ("LSTM", "RNN(RDACell)")
 
 #: Chunk sizes timed unless `--chunk-sizes` says otherwise: the layer's
@@ -52,11 +54,9 @@ def model_builders(chunk_sizes, associative):
 
 def time_steps(models, x, y, warmup, repeats, clock, failures, first_steps):
     """Median seconds per `train_on_batch`, models interleaved
-    (`rnn_speed.time_steps`). Each model's first step (tracing and, under
+    (`harness.time_steps`). Each model's first step (tracing and, under
     XLA, compilation) goes to `first_steps` in wall seconds; a model whose
     first step fails is left out, its error kept in `failures`."""
-    from rnn_speed import time_steps as interleaved_steps
-
     for name, model in list(models.items()):
         try:
             start = time.perf_counter()
@@ -67,7 +67,7 @@ def time_steps(models, x, y, warmup, repeats, clock, failures, first_steps):
         except Exception as error:  # noqa: BLE001 (reported in the record)
             failures[name] = f"{type(error).__name__}: {str(error)[:200]}"
             del models[name]
-    return interleaved_steps(models, x, y, 0, repeats, clock)
+    return harness.time_steps(models, x, y, 0, repeats, clock)
 
 
 def run_backend(args):
@@ -77,7 +77,7 @@ def run_backend(args):
 
     builders = model_builders(args.chunk_sizes, args.associative)
     names = [n for n in builders if n not in args.skip]
-    clock = time.perf_counter if args.clock == "wall" else time.process_time
+    clock = harness.CLOCKS[args.clock]
     rng = np.random.default_rng(0)
     rows = []
     for length in args.lengths:
@@ -175,31 +175,19 @@ def main(argv=None):
     parser.add_argument(
         "--skip", nargs="*", default=[], help="model names to leave out"
     )
-    parser.add_argument("--repeats", type=int, default=7)
+    harness.add_arguments(parser, repeats=7, warmup=1, clock="wall")
     parser.add_argument(
         "--long-repeats", type=int, default=3, help="repeats at T >= 10,000"
     )
-    parser.add_argument(
-        "--warmup",
-        type=int,
-        default=1,
-        help="untimed steps before the timed ones (at least 1: the first, "
-        "which traces and compiles, is recorded as `first_step_s`)",
-    )
     parser.add_argument("--jit", choices=["both", "on", "off"], default="both")
-    parser.add_argument(
-        "--clock",
-        choices=["wall", "cpu"],
-        default="wall",
-        help="wall: elapsed time; cpu: this process's CPU time (steadier on a "
-        "loaded machine)",
-    )
-    parser.add_argument("--json", metavar="PATH", help="write the record here")
     parser.add_argument("--quick", action="store_true", help="tiny smoke run")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.warmup < 1:
-        parser.error(f"--warmup must be at least 1, got {args.warmup}")
+        parser.error(
+            f"--warmup must be at least 1 (the first step, which traces and "
+            f"compiles, is recorded as `first_step_s`), got {args.warmup}"
+        )
     if args.quick:
         args.units, args.batch_size, args.lengths = 8, 4, [20]
         args.repeats, args.long_repeats, args.warmup = 2, 2, 1
@@ -214,6 +202,7 @@ def main(argv=None):
 
     rows, environments = [], {}
     raw = sys.argv[1:] if argv is None else list(argv)
+    run = harness.Run(raw)
     for backend in args.backends:
         env = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2")
         done = subprocess.run(
@@ -231,16 +220,18 @@ def main(argv=None):
         environments[backend] = json.loads(env_lines[-1][4:])
     print_table(rows, args)
     if args.json:
-        record = {
-            "benchmark": "parallel_rda_speed",
-            "command": "python benchmarks/parallel_rda_speed.py " + shlex.join(raw),
-            "environments": environments,
-            "load_average": os.getloadavg(),
-            "settings": {
-                k: v for k, v in vars(args).items() if k not in ("json", "worker")
+        record = run.record(
+            {
+                "benchmark": "parallel_rda_speed",
+                "environments": environments,
+                "settings": {
+                    k: v for k, v in vars(args).items() if k not in ("json", "worker")
+                },
+                "rows": rows,
             },
-            "rows": rows,
-        }
+            command="python benchmarks/parallel_rda_speed.py " + shlex.join(raw),
+            provenance=False,  # each backend's worker gives its own
+        )
         with open(args.json, "w") as f:
             json.dump(record, f, indent=1)
         print(f"\nrecord: {args.json}")

@@ -33,17 +33,13 @@ import os
 os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import harness  # noqa: E402
 import keras  # noqa: E402
-from rnn_speed import MODELS as SPEED_MODELS  # noqa: E402  (the same layers)
 
-import keras_rda  # noqa: E402
 from keras_rda.lab.reporting.benchmark_tables import cost_record_markdown  # noqa: E402
-from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
-from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
-from keras_rda.lab.reporting.report import write_json  # noqa: E402
 
-#: `name -> (units -> layer)`: the models of `rnn_speed.py` and `ParallelRDA`.
-MODELS = {**SPEED_MODELS, "ParallelRDA": keras_rda.ParallelRDA}
+#: `name -> (units -> layer)`: the layers of `rnn_speed.py` (`harness.LAYERS`).
+MODELS = harness.LAYERS
 DEFAULT_MODELS = [
     "LSTM",
     "GRU",
@@ -55,29 +51,9 @@ DEFAULT_MODELS = [
 COUNTS = ("flops", "bytes accessed", "transcendentals")
 
 
-def gradient_step(name, units, length, batch_size, input_dim):
-    """The jitted gradient of one training step's loss and its arguments.
-
-    The program that `rnn_cost.py` counts and `rnn_profile.py` profiles:
-    `grad(loss)(trainable, x, y)` of `Input((length, input_dim)) -> layer ->
-    Dense(1)` with an MSE loss, on all-ones data.
-    """
-    import jax
-    import jax.numpy as jnp
-
-    model = keras.Sequential(
-        [keras.Input((length, input_dim)), MODELS[name](units), keras.layers.Dense(1)]
-    )
-    trainable = [v.value for v in model.trainable_variables]
-    non_trainable = [v.value for v in model.non_trainable_variables]
-
-    def loss(trainable, x, y):
-        out, _ = model.stateless_call(trainable, non_trainable, x, training=True)
-        return jnp.mean((out - y) ** 2)
-
-    x = jnp.ones((batch_size, length, input_dim))
-    y = jnp.ones((batch_size, 1))
-    return jax.jit(jax.grad(loss)), (trainable, x, y)
+#: The program counted (`harness.jax_gradient_step`, profiled by
+#: `rnn_profile.py`).
+gradient_step = harness.jax_gradient_step
 
 
 def _compiled(name, units, length, batch_size, input_dim):
@@ -157,6 +133,7 @@ def main(argv=None):
     )
     parser.add_argument("--json", metavar="PATH", help="write the record here")
     args = parser.parse_args(argv)
+    run = harness.Run(argv)
     if keras.backend.backend() != "jax":
         raise SystemExit(
             "rnn_cost.py reads XLA's cost analysis through JAX: "
@@ -183,14 +160,9 @@ def main(argv=None):
     }
     print(cost_record_markdown({"settings": settings, "rows": rows}))
     if args.json:
-        record = {
-            "benchmark": "rnn_cost",
-            "command": script_command(argv),
-            **provenance(),
-            "settings": settings,
-            "rows": rows,
-        }
-        write_json(args.json, record)
+        run.write(
+            args.json, {"benchmark": "rnn_cost", "settings": settings, "rows": rows}
+        )
     return rows
 
 

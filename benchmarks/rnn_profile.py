@@ -9,7 +9,7 @@ on all-ones data), run `--repeats` times under the backend's profiler.
         [--units 250] [--batch-size 100] [--top 8] [--models ...] [--json PATH]
     KERAS_BACKEND=tensorflow python benchmarks/rnn_profile.py [same options]
 
-JAX: the program is `rnn_cost.gradient_step` (a jitted `jax.grad`), traced
+JAX: the program is `harness.jax_gradient_step` (a jitted `jax.grad`), traced
 with `jax.profiler.trace`; the kernels are XLA's compiled kernels, timed
 from the Perfetto trace the profiler writes, by their HLO names (`*_fusion`
 for fused element-wise work, `dot` or a library fusion for a matmul);
@@ -50,13 +50,11 @@ import time
 os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import harness  # noqa: E402
 import keras  # noqa: E402
-from rnn_cost import MODELS  # noqa: E402  (the same models and program)
-from rnn_cost import gradient_step  # noqa: E402
 
-from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
-from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
-from keras_rda.lab.reporting.report import write_json  # noqa: E402
+#: The layers of `rnn_speed.py` and `rnn_cost.py`.
+MODELS = harness.LAYERS
 
 #: Trace events that are not kernels: host-side Python, the runtime's own
 #: bookkeeping and waits, and the loops and calls that contain kernels (their
@@ -108,10 +106,11 @@ def trace_jax(name, args):
     """Mean traced seconds and `{kernel: (microseconds, launches)}`, JAX."""
     import jax
 
-    step, inputs = gradient_step(
+    step, inputs = harness.jax_gradient_step(
         name, args.units, args.length, args.batch_size, args.input_dim
     )
-    jax.block_until_ready(step(*inputs))  # compile and warm up
+    for _ in range(max(args.warmup, 1)):  # compile and warm up
+        jax.block_until_ready(step(*inputs))
     if args.dump_hlo:
         os.makedirs(args.dump_hlo, exist_ok=True)
         text = step.lower(*inputs).compile().as_text()
@@ -129,7 +128,7 @@ def trace_jax(name, args):
 def tensorflow_gradient_step(name, units, length, batch_size, input_dim):
     """A `tf.function` (XLA off) of the loss's gradient and its arguments.
 
-    TensorFlow's counterpart of `rnn_cost.gradient_step`: the gradient of
+    TensorFlow's counterpart of `harness.jax_gradient_step`: the gradient of
     the MSE loss of `Input((length, input_dim)) -> layer -> Dense(1)` with
     respect to the trainable variables, on all-ones data.
     """
@@ -207,7 +206,7 @@ def trace_tensorflow(name, args):
     step, inputs = tensorflow_gradient_step(
         name, args.units, args.length, args.batch_size, args.input_dim
     )
-    for _ in range(2):  # trace the graph and warm up
+    for _ in range(max(args.warmup, 1)):  # trace the graph and warm up
         step(*inputs)
     with tempfile.TemporaryDirectory() as trace_dir:
         tf.profiler.experimental.start(trace_dir)
@@ -314,7 +313,7 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--input-dim", type=int, default=2)
     parser.add_argument("--length", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=3)
+    harness.add_arguments(parser, repeats=7, warmup=2)
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument(
         "--models",
@@ -325,8 +324,8 @@ def main(argv=None):
     parser.add_argument(
         "--dump-hlo", metavar="DIR", help="write the optimised HLO (JAX only)"
     )
-    parser.add_argument("--json", metavar="PATH", help="write the record here")
     args = parser.parse_args(argv)
+    run = harness.Run(argv)
     backend = keras.backend.backend()
     if backend not in _TRACERS:
         raise SystemExit(
@@ -343,18 +342,16 @@ def main(argv=None):
     for result in results:
         print_result(result, args.top)
     if args.json:
-        record = {
-            "benchmark": "rnn_profile",
-            "command": script_command(argv),
-            "backend": backend,
-            **provenance(),
-            "settings": {
-                k: getattr(args, k)
-                for k in ("units", "batch_size", "input_dim", "length", "repeats")
+        settings = ("units", "batch_size", "input_dim", "length", "repeats")
+        run.write(
+            args.json,
+            {
+                "benchmark": "rnn_profile",
+                "backend": backend,
+                "settings": {k: getattr(args, k) for k in settings},
+                "results": results,
             },
-            "results": results,
-        }
-        write_json(args.json, record)
+        )
     return results
 
 

@@ -34,67 +34,20 @@ tracing and compiling it) minus its resident size just before the step.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import harness  # noqa: E402
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-from timing import interleaved  # noqa: E402
 
-import keras_rda  # noqa: E402
-from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
-from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
-from keras_rda.lab.reporting.report import write_json  # noqa: E402
 from keras_rda.utils import keras_compat  # noqa: E402
 
-
-def _autodiff(layer):
-    """The layer on Keras's loop differentiated by the backend (the reference
-    the fused recurrence replaces); a no-op on versions without it."""
-    layer.fused_recurrence = False
-    return layer
-
-
-def _torch_lstm(units, return_sequences=False):
-    """`torch.nn.LSTM` (oneDNN's fused loop on a CPU) as a Keras layer (PyTorch
-    backend only): the reference a PyTorch user would otherwise take."""
-    import torch
-
-    class TorchLSTM(keras.layers.Layer):
-        def build(self, input_shape):
-            self.lstm = keras.layers.TorchModuleWrapper(
-                torch.nn.LSTM(input_shape[-1], units, batch_first=True)
-            )
-
-        def call(self, inputs):
-            outputs, _ = self.lstm(inputs)
-            return outputs if return_sequences else outputs[:, -1]
-
-        def compute_output_shape(self, input_shape):
-            if return_sequences:
-                return (*input_shape[:-1], units)
-            return (input_shape[0], units)
-
-    return TorchLSTM()
-
-
-MODELS = {
-    "LSTM": lambda units, **kw: keras.layers.LSTM(units, **kw),
-    "torch.nn.LSTM": _torch_lstm,
-    "ParallelRDA": lambda units, **kw: keras_rda.ParallelRDA(units, **kw),
-    "GRU": lambda units, **kw: keras.layers.GRU(units, **kw),
-    "RDA layer": lambda units, **kw: keras_rda.RDA(units, **kw),
-    "RWA layer": lambda units, **kw: keras_rda.RWA(units, **kw),
-    "RNN(RDACell)": lambda units, **kw: keras.layers.RNN(
-        keras_rda.RDACell(units), **kw
-    ),
-    "RDA layer (autodiff)": lambda units, **kw: _autodiff(keras_rda.RDA(units, **kw)),
-    "RWA layer (autodiff)": lambda units, **kw: _autodiff(keras_rda.RWA(units, **kw)),
-}
+#: The layers this script can time (`harness.LAYERS`, shared with
+#: `rnn_cost.py` and `rnn_profile.py`).
+MODELS = harness.LAYERS
 DEFAULT_MODELS = ["LSTM", "GRU", "RDA layer", "RWA layer", "RNN(RDACell)"]
 
 
@@ -178,45 +131,7 @@ def floor_of(model):
     return None
 
 
-def build(name, units, length, input_dim, jit, return_sequences=False):
-    """`Input -> layer -> Dense(1)`, compiled on MSE; with `return_sequences`
-    the head and the loss apply to every step (targets `[batch, T, 1]`)."""
-    layer = MODELS[name](units, return_sequences=return_sequences)
-    model = keras.Sequential(
-        [keras.Input((length, input_dim)), layer, keras.layers.Dense(1)]
-    )
-    model.compile(keras.optimizers.Adam(1e-3), "mse", jit_compile=jit)
-    return model
-
-
-def time_steps(
-    models,
-    x,
-    y,
-    warmup,
-    repeats,
-    clock=time.perf_counter,
-    sample_weight=None,
-    extra_calls=None,
-):
-    """Median seconds per `train_on_batch`, models interleaved
-    (`timing.interleaved`, `warmup` untimed steps, `repeats` rounds).
-
-    `x` is the batch of every model, or a dict with each model's own.
-    `extra_calls` (`{name: fn}`) are timed in the same rounds (the matmul
-    floors).
-    """
-    inputs = x if isinstance(x, dict) else {name: x for name in models}
-
-    def step(name, model):
-        return lambda: model.train_on_batch(
-            inputs[name], y, sample_weight=sample_weight
-        )
-
-    calls = {name: step(name, model) for name, model in models.items()}
-    calls.update(extra_calls or {})
-    times = interleaved(calls, warmup, repeats, clock=clock)
-    return {name: statistics.median(t) for name, t in times.items()}
+build = harness.build_model
 
 
 def _rss_bytes():
@@ -278,8 +193,9 @@ def parse_args(argv):
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--input-dim", type=int, default=2)
     parser.add_argument("--lengths", type=int, nargs="+", default=[100, 1000])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--warmup", type=int, default=2)
+    harness.add_arguments(
+        parser, repeats=7, warmup=2, clock="wall", json_help="write the results as JSON"
+    )
     parser.add_argument(
         "--models", nargs="+", default=DEFAULT_MODELS, choices=list(MODELS)
     )
@@ -303,20 +219,12 @@ def parse_args(argv):
         help="every layer returns every step, and the loss is on every step",
     )
     parser.add_argument(
-        "--clock",
-        choices=["wall", "cpu"],
-        default="wall",
-        help="wall: elapsed time; cpu: this process's CPU time (steadier on a "
-        "loaded machine)",
-    )
-    parser.add_argument(
         "--memory",
         action="store_true",
         help="also measure each model's peak memory of one training step at "
         "--memory-length, in a subprocess per model",
     )
     parser.add_argument("--memory-length", type=int, default=1000)
-    parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes, for a smoke run"
     )
@@ -349,8 +257,8 @@ def main(argv=None):
         return result
 
     jits = {"both": [False, True], "on": [True], "off": [False]}[args.jit]
-    clock = time.perf_counter if args.clock == "wall" else time.process_time
-    load_start = os.getloadavg()[0]
+    run = harness.Run(argv)
+    clock = harness.CLOCKS[args.clock]
     rng = np.random.default_rng(0)
     rows = []
     for length in args.lengths:
@@ -369,7 +277,7 @@ def main(argv=None):
                 )
                 for name in args.floors
             }
-            medians = time_steps(
+            medians = harness.time_steps(
                 models, x, y, args.warmup, args.repeats, clock, extra_calls=floors
             )
             reference = medians.get(args.reference)
@@ -394,10 +302,10 @@ def main(argv=None):
             "models": measure_memory(args, args.memory_length, jits[0]),
         }
 
-    env = {"backend": keras.backend.backend(), **provenance()}
+    backend = keras.backend.backend()
     every_step = "loss on every step, " if args.return_sequences else ""
     print(
-        f"\nOne training step (forward + backward + Adam) on {env['backend']}, "
+        f"\nOne training step (forward + backward + Adam) on {backend}, "
         f"{args.units} units, batch {args.batch_size}, input dim {args.input_dim}, "
         f"{every_step}median {args.clock} time of {args.repeats} interleaved "
         f"steps; ratio = time / {args.reference} time (lower is faster)\n"
@@ -424,31 +332,27 @@ def main(argv=None):
                 f"| {name} | {m['step_increase_mib']:.0f} | {m['peak_rss_mib']:.0f} |"
             )
     if args.json:
-        record = {
-            "command": script_command(argv),
-            **env,
-            "settings": {
-                k: getattr(args, k)
-                for k in (
-                    "units",
-                    "batch_size",
-                    "input_dim",
-                    "lengths",
-                    "repeats",
-                    "warmup",
-                    "clock",
-                    "return_sequences",
-                    "floors",
-                    "reference",
-                )
+        settings = (
+            "units",
+            "batch_size",
+            "input_dim",
+            "lengths",
+            "repeats",
+            "warmup",
+            "clock",
+            "return_sequences",
+            "floors",
+            "reference",
+        )
+        run.write(
+            args.json,
+            {
+                "backend": backend,
+                "settings": {k: getattr(args, k) for k in settings},
+                "rows": rows,
+                "memory": memory,
             },
-            "rows": rows,
-            "memory": memory,
-            # The 1-minute load average before and after the timed runs
-            # (this process's own load included): how quiet the machine was.
-            "load_average": [load_start, os.getloadavg()[0]],
-        }
-        write_json(args.json, record)
+        )
     return rows
 
 

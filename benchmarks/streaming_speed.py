@@ -9,11 +9,12 @@ both with one thread, and in Keras (`step(...)` eagerly, the same model;
 `--keras off` skips it), at each batch size of `--batches` (1 and 32).
 Each step starts from the state a stream has after `STREAM_STEPS` (20)
 steps of random inputs. Every model, runtime and batch size is timed
-interleaved, one step of each in turn per round, `--steps` rounds (1,000)
-after `--warmup` untimed ones, in one process. A row gives the median and
-the range (min-max) in microseconds and the ratio of the median to the
-LSTM's in the same runtime at the same batch size; then the ONNX graph's
-node count in the inference form and in the training form
+interleaved, one step of each in turn per round, `--repeats` rounds (1,000)
+after `--warmup` untimed ones, in one process (`harness.interleaved`). A
+row gives the median and the range (min-max) in microseconds and the
+ratio of the median to the LSTM's in the same runtime at the same batch
+size; then the ONNX graph's node count in the inference form and in the
+training form
 (`step_model(inference_form=False)`), and the artifacts' sizes.
 
 After the timing, onnxruntime's profiler times each kernel of every ONNX
@@ -28,7 +29,7 @@ each step's ONNX node count beside the LSTM's (`onnx_nodes`).
 
 Run:
     python benchmarks/streaming_speed.py [--units 250] [--features 64]
-        [--batches 1 32] [--steps 1000] [--warmup 100] [--keras on|off]
+        [--batches 1 32] [--repeats 1000] [--warmup 100] [--keras on|off]
         [--profile-steps 500] [--json PATH]
 """
 
@@ -42,9 +43,9 @@ import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import harness  # noqa: E402
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-from timing import interleaved  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda import streaming  # noqa: E402
@@ -233,13 +234,13 @@ def build(name, args, directory):
 
 def time_interleaved(built, args):
     """`{(model, runtime, batch): [microseconds]}`, one step of each per round
-    (`timing.interleaved`)."""
+    (`harness.interleaved`)."""
     calls = {
         (name, runtime, batch): functools.partial(run, feeds)
         for name, entry in built.items()
         for (runtime, batch), (run, feeds) in entry["runners"].items()
     }
-    times = interleaved(calls, args.warmup, args.steps)
+    times = harness.interleaved(calls, args.warmup, args.repeats)
     return {key: [s * 1e6 for s in seconds] for key, seconds in times.items()}
 
 
@@ -370,14 +371,15 @@ def parse(argv):
     parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--features", type=int, default=64)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 32])
-    parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--warmup", type=int, default=100)
+    # A round is one step of every model, runtime and batch size.
+    harness.add_arguments(
+        parser, repeats=1000, warmup=100, json_help="write the table record"
+    )
     parser.add_argument("--keras", choices=("on", "off"), default="on")
     parser.add_argument("--profile-steps", type=int, default=500)
     parser.add_argument("--models", nargs="+", default=list(MODELS))
-    parser.add_argument("--json", metavar="PATH", help="write the table record")
     args = parser.parse_args(argv)
-    for flag in ("units", "features", "steps"):
+    for flag in ("units", "features", "repeats"):
         value = getattr(args, flag)
         if value < 1:
             parser.error(f"--{flag} must be a positive integer, got {value}")
@@ -391,6 +393,7 @@ def parse(argv):
 
 def main(argv=None):
     args = parse(argv)
+    run = harness.Run(argv)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as directory:
         built = {name: build(name, args, directory) for name in args.models}
@@ -411,7 +414,7 @@ def main(argv=None):
     notes = [
         f"Per-step latency of the step model, {args.units} units, "
         f"{args.features} inputs, one thread, from the state of a stream "
-        f"{STREAM_STEPS} steps in; {args.steps} timed steps per "
+        f"{STREAM_STEPS} steps in; {args.repeats} timed steps per "
         f"model, runtime and batch after {args.warmup} warm-up steps, "
         "interleaved (one step of each per round), in one process; median "
         "(min-max) in microseconds, and the median's ratio to the LSTM's in "
@@ -434,9 +437,6 @@ def main(argv=None):
     for record in targets:
         print("target:", json.dumps(record))
     if args.json:
-        from keras_rda.lab.reporting.provenance import script_command
-        from keras_rda.lab.reporting.report import write_table_record
-
         table = {
             "benchmark": "streaming_speed",
             "columns": columns,
@@ -447,10 +447,9 @@ def main(argv=None):
             {"model": name, "batch": batch, **profile}
             for (name, batch), profile in profiled.items()
         ]
-        path = write_table_record(
+        path = run.write_table(
             args.json,
             table,
-            script_command(argv),
             profiles=profile_list,
             targets=targets,
             missed_targets=misses,

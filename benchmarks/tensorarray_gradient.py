@@ -24,13 +24,8 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import harness  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from timing import cell  # noqa: E402
-from timing import interleaved  # noqa: E402
-
-from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
-from keras_rda.lab.reporting.provenance import script_command  # noqa: E402
-from keras_rda.lab.reporting.report import write_json  # noqa: E402
 
 
 def read_loop_gradient(length, features):
@@ -51,7 +46,7 @@ def read_loop_gradient(length, features):
     return gradient
 
 
-def interleaved_micros_per_step(gradients, inputs, rounds):
+def interleaved_micros_per_step(gradients, inputs, rounds, warmup=1):
     """CPU microseconds per loop step of each gradient, over `rounds` rounds.
 
     Args:
@@ -66,8 +61,8 @@ def interleaved_micros_per_step(gradients, inputs, rounds):
         key: functools.partial(gradient, inputs[key])
         for key, gradient in gradients.items()
     }
-    # One untimed call traces and warms up each (`timing.interleaved`).
-    times = interleaved(calls, 1, rounds, clock=time.process_time)
+    # One untimed call traces and warms up each (`harness.interleaved`).
+    times = harness.interleaved(calls, warmup, rounds, clock=time.process_time)
     return {
         (features, length): [s / length * 1e6 for s in seconds]
         for (features, length), seconds in times.items()
@@ -78,17 +73,22 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lengths", type=int, nargs="+", default=[1000, 2000, 4000])
     parser.add_argument("--features", type=int, nargs="+", default=[2, 512])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--json", metavar="PATH", help="write a table record here")
+    harness.add_arguments(
+        parser, repeats=7, warmup=1, json_help="write a table record here"
+    )
     args = parser.parse_args(argv)
+    run = harness.Run(argv)
     keys = [(f, t) for f in args.features for t in args.lengths]
     inputs = {(f, t): tf.random.normal((t, 16, f)) for f, t in keys}
     gradients = {(f, t): read_loop_gradient(t, f) for f, t in keys}
-    times = interleaved_micros_per_step(gradients, inputs, args.rounds)
+    times = interleaved_micros_per_step(gradients, inputs, args.repeats, args.warmup)
     shortest = min(args.lengths)
     rows = [
         [str(f)]
-        + [cell(times[f, t], times[f, shortest], "us/step") for t in args.lengths]
+        + [
+            harness.cell(times[f, t], times[f, shortest], "us/step")
+            for t in args.lengths
+        ]
         for f in args.features
     ]
     columns = ["F (features per step)"] + [f"T = {t}" for t in args.lengths]
@@ -96,20 +96,18 @@ def main(argv=None):
     for row in rows:
         print("| " + " | ".join(row) + " |")
     if args.json:
-        write_json(
+        run.write(
             args.json,
             {
                 "benchmark": "tensorarray_gradient",
-                "command": script_command(argv),
-                **provenance(),
                 "columns": columns,
                 "rows": rows,
-                "rounds": args.rounds,
+                "rounds": args.repeats,
                 "micros_per_step": {f"F={f},T={t}": times[f, t] for f, t in keys},
                 "notes": [
                     "CPU time per step of the gradient of a loop that only "
                     "reads a `[T, 16, F]` `TensorArray`: median [range] of "
-                    f"{args.rounds} interleaved rounds after a warm-up call, "
+                    f"{args.repeats} interleaved rounds after a warm-up call, "
                     f"and its ratio to T = {shortest}'s median."
                 ],
             },

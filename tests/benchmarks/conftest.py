@@ -11,7 +11,7 @@ BENCHMARKS = pathlib.Path(__file__).resolve().parents[2] / "benchmarks"
 @contextlib.contextmanager
 def benchmark_script(name):
     """`benchmarks/<name>.py` as a module, with `benchmarks/` on `sys.path`
-    while it is in use (the scripts import each other, e.g. `rnn_speed`)."""
+    while it is in use (the scripts import `harness`)."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
         spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")

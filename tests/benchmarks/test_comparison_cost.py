@@ -22,7 +22,7 @@ def test_the_record_is_the_median_range_and_ratio_of_every_round(tmp_path):
     with benchmark_script("comparison_cost") as script:
         script.main(
             ["--lengths", "5", "--units", "4", "--batch-size", "2",
-             "--rounds", "7", "--json", str(path)]
+             "--repeats", "7", "--json", str(path)]
         )  # fmt: skip
     record = json.loads(path.read_text())
     assert record["columns"] == [

@@ -91,7 +91,7 @@ def test_a_row_of_several_copies_gives_the_median_copy_and_each_copys_ratios(
 
 def test_instances_are_timed_and_recorded(memory_speed, tmp_path):
     path = tmp_path / "speed.json"
-    argv = ["--rounds", "1", "--lengths", "3", "--jit", "off", "--instances", "2"]
+    argv = ["--repeats", "1", "--lengths", "3", "--jit", "off", "--instances", "2"]
     argv += ["--models", "LSTM", "DNC cell", "--json", str(path)]
     memory_speed.main(argv)
     record = json.loads(path.read_text())
@@ -110,7 +110,7 @@ def test_a_run_without_the_lstm_is_printed_and_recorded(memory_speed, tmp_path):
     # No LSTM and no regular cell timed: the ratios are blank, not a crash
     # after the timing (which would lose the run).
     path = tmp_path / "speed.json"
-    argv = ["--rounds", "1", "--lengths", "10", "--jit", "off"]
+    argv = ["--repeats", "1", "--lengths", "10", "--jit", "off"]
     memory_speed.main(argv + ["--models", "DNC+UW", "--json", str(path)])
     (row,) = json.loads(path.read_text())["rows"]
     assert row["ratio_to_lstm"] is None and row["ratio_to_reference"] is None

@@ -15,7 +15,7 @@ def test_the_record_is_the_median_range_and_ratio_of_every_round(tmp_path):
     path = tmp_path / "tensorarray.json"
     with benchmark_script("tensorarray_gradient") as script:
         script.main(
-            ["--lengths", "20", "40", "--features", "2", "--rounds", "7",
+            ["--lengths", "20", "40", "--features", "2", "--repeats", "7",
              "--json", str(path)]
         )  # fmt: skip
     record = json.loads(path.read_text())

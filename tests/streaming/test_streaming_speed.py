@@ -17,7 +17,7 @@ def test_a_tiny_run_writes_a_record_with_every_runtime(tmp_path):
     with benchmark_script("streaming_speed") as script:
         script.main(
             [
-                "--units", "4", "--features", "3", "--steps", "3", "--warmup",
+                "--units", "4", "--features", "3", "--repeats", "3", "--warmup",
                 "1", "--batches", "1", "2", "--profile-steps", "2", "--models",
                 "LSTM", "RDA", "--json", str(path),
             ]
