@@ -39,7 +39,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-from timing import interleaved  # noqa: E402
+from harness import interleaved  # noqa: E402
 
 import keras_rda  # noqa: E402
 from keras_rda.lab.reporting.provenance import provenance  # noqa: E402
