@@ -15,9 +15,9 @@ export XLA_PYTHON_CLIENT_PREALLOCATE=false
 export PYTHONPATH="${PYTHONPATH:-$PWD}"
 export KERAS_RDA_DATA_DIR="${KERAS_RDA_DATA_DIR:-$PWD/../shared/data}"
 if [ "${GPU_DRY_RUN:-0}" = 1 ]; then
-    ARGS=(--scale tiny --steps 3 --rounds 2 --warmup 2 --eval-segments 1)
+    ARGS=(--scale tiny --steps 3 --repeats 2 --warmup 2 --eval-segments 1)
 else
-    ARGS=(--scale paper --steps 10 --rounds 7 --warmup 3 --eval-segments 2)
+    ARGS=(--scale paper --steps 10 --repeats 7 --warmup 3 --eval-segments 2)
 fi
 LOG="$OUT/enwik8-run.log"
 {

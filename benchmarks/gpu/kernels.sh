@@ -38,11 +38,11 @@ if [ "${GPU_DRY_RUN:-0}" = 1 ]; then
   export KERAS_RDA_KERNEL_INTERPRET=1
   BENCH=(--quick)
   TESTS=(tests/ops/kernels/test_dispatch.py)
-  ENWIK8=(--scale tiny --steps 3 --rounds 2 --warmup 2 --eval-segments 1)
+  ENWIK8=(--scale tiny --steps 3 --repeats 2 --warmup 2 --eval-segments 1)
 else
   BENCH=()
   TESTS=(tests/ops/kernels tests/layers/test_kernel_layers.py)
-  ENWIK8=(--scale paper --steps 10 --rounds 7 --warmup 3 --eval-segments 2)
+  ENWIK8=(--scale paper --steps 10 --repeats 7 --warmup 3 --eval-segments 2)
 fi
 { nvidia-smi --query-gpu=name,memory.total --format=csv 2>/dev/null; date -u; } > "$OUT/device.txt"
 
