@@ -80,6 +80,9 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
     #: the constructor's `ValueError` names the counterpart
     #: (`validation.no_lstm_arguments`; `base_rnn.make_cell` for the layer).
     lstm_counterparts = {}
+    #: Whether a step's output is a function of the states it leaves
+    #: (`output_from_states`).
+    output_in_states = False
 
     def __init__(self, units, dropout=0.0, seed=None, **kwargs):
         validation.no_lstm_arguments(
@@ -185,6 +188,25 @@ class BaseCell(keras.layers.Layer, DropoutRNNCell):
             ops.zeros((batch_size, size), dtype=self.compute_dtype)
             for size in self.state_size
         ]
+
+    def output_from_states(self, states):
+        """The output of the step that left `states`, where
+        `output_in_states` (else None).
+
+        Keras's recurrent layers repeat the previous output at a masked
+        step, which keeps the states (zeros before the first real step); a
+        streaming step model (`keras_rda.streaming`) computes that output
+        from the kept states where it can, and otherwise carries it as one
+        more state.
+
+        Args:
+            states: the flat states after a step, each `[batch, size]`.
+
+        Returns:
+            `[batch, output_size]`, or None.
+        """
+        del states
+        return None
 
     def get_config(self):
         config = super().get_config()

@@ -501,6 +501,58 @@ class BaseRDACell(BaseCell):
 
     # ------------------------------------------------------- the initial state
 
+    @property
+    def empties_to_s0(self):
+        """Whether a step can leave the average empty while the empty average
+        is a learned `s0`: with ReLU attention every weight `a_t` of a step
+        can be exactly 0, and then `h_t = f_h(s0)`.
+
+        The fused recurrence and the kernels take an empty average as 0, so
+        the sequence layers run the cell's own step here
+        (`keras_rda.layers.base_rda_layer`). After such a step the state
+        `[h, n, d, m]` has `d = 0` as the initial state has, but the output
+        is `f_o(f_h(s0))`, not the zeros Keras repeats before the first
+        real step, so the output is not a function of the states
+        (`output_in_states`).
+        """
+        return self.learn_initial_state and self.attention_activation == "relu"
+
+    @property
+    def output_in_states(self):
+        """Whether `output_from_states` gives a step's output: unless
+        `empties_to_s0`."""
+        return not self.empties_to_s0
+
+    def output_from_states(self, states):
+        """The output of the step that left `states` (see
+        `BaseCell.output_from_states`).
+
+        `o_t = f_o(h_t)`; where `s0` is learned, 0 until something has been
+        attended (`d = 0`: the initial state), as Keras's recurrent layers
+        give zeros before the first real step.
+
+        Args:
+            states: `[h, n, d, m]` (`[n, d, m]` where the gates read only
+                `x_t`), each `[batch, units]`.
+
+        Returns:
+            `[batch, units]` in the compute dtype, or None where
+            `empties_to_s0`.
+        """
+        if self.empties_to_s0:
+            return None
+        if self.gates_read_hidden:
+            hidden, denominator = states[0], states[2]
+        else:
+            numerator, denominator = states[0], states[1]
+            hidden = self.hidden_from_average(
+                numerator / attention_average.safe_denominator(denominator)
+            )
+        output = self.output_from_hidden(hidden)
+        if self.learn_initial_state:
+            output = ops.sign(denominator) * output
+        return output
+
     def empty_average(self, dtype):
         """The average before anything is attended: `s0` `[units]` when
         learned, else None (0)."""

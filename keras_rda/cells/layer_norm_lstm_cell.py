@@ -85,6 +85,8 @@ class LayerNormLSTMCell(BaseCell):
         the layer-normalised LSTM; WeiNet paper, Figure 2 (LSTM-LN).
     """
 
+    #: The output is `h`, the first state (`output_from_states`).
+    output_in_states = True
     config_arguments = (
         "unit_forget_bias",
         "kernel_initializer",
@@ -150,6 +152,10 @@ class LayerNormLSTMCell(BaseCell):
             self, "cell_layer_norm", n
         )
         self.built = True
+
+    def output_from_states(self, states):
+        """`h`, the first state: the output of the step that left it."""
+        return states[0]
 
     def call(self, inputs, states, training=False):
         validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")

@@ -84,6 +84,8 @@ class RecurrentHighwayCell(BaseCell):
         paper, Experiments ("RHN use coupled gates") and Figure 2 (RHN-LN).
     """
 
+    #: The output is `h`, the first state (`output_from_states`).
+    output_in_states = True
     config_arguments = (
         "depth",
         "layer_norm",
@@ -169,6 +171,10 @@ class RecurrentHighwayCell(BaseCell):
         h = ops.tanh(u_h + b_h)
         t = ops.sigmoid(u_t + b_t)
         return h * t + s * (1.0 - t)
+
+    def output_from_states(self, states):
+        """`h`, the first state: the output of the step that left it."""
+        return states[0]
 
     def call(self, inputs, states, training=False):
         validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")

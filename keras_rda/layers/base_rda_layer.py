@@ -26,8 +26,8 @@ class BaseRDALayer(BaseRNN):
     cuDNN computes an LSTM: on every backend it is the fused recurrence of
     `keras_rda.ops.rda_recurrence`, with a hand-written backward pass whose
     weight gradients are one matmul each over all time steps (on PyTorch
-    one `torch.autograd.Function` with the loop inside). With `unroll=True`, with ReLU
-    attention and a learned `s0` (whose empty average is `s0`), or with
+    one `torch.autograd.Function` with the loop inside). With `unroll=True`, where
+    the average can empty to a learned `s0` (`cell.empties_to_s0`), or with
     `fused_recurrence = False` (an attribute, not part of the config: the
     reference the fused pass is tested against), it is Keras's `rnn` over
     the cell's own step, differentiated by the backend.
@@ -112,7 +112,7 @@ class BaseRDALayer(BaseRNN):
             self.fused_recurrence
             and not self.unroll
             and rda_recurrence.supports_fused()
-            and not _empties_to_s0(cell)
+            and not cell.empties_to_s0
         ):
             return self._fused_loop(sequences, initial_state, mask, training, kernel)
         return self._autodiff_loop(sequences, initial_state, mask, training)
@@ -123,7 +123,7 @@ class BaseRDALayer(BaseRNN):
         cell = self.cell
         if self.unroll:
             return "unroll=True asks for the unrolled step loop"
-        if _empties_to_s0(cell):
+        if cell.empties_to_s0:
             return (
                 "with ReLU attention and a learned initial state the average "
                 "can be empty after a step, which the cell's own step handles"
@@ -227,10 +227,3 @@ class BaseRDALayer(BaseRNN):
         config = super().get_config()
         config["use_kernel"] = self.use_kernel
         return config
-
-
-def _empties_to_s0(cell):
-    """Whether the average can be empty after a step with a learned `s0`
-    (ReLU attention): the fused recurrence treats the empty average as 0,
-    so this case runs the cell's own step."""
-    return cell.initial_state is not None and cell.attention_activation == "relu"

@@ -97,10 +97,11 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
 
     Subclasses define `AccessState` (a namedtuple class of the memory-side
     state), `_access_shapes()` (an `AccessState` of shapes without the batch
-    axis), `_interface_size()` and `_access(interface, access_state)`
-    returning the new `AccessState` and the read vectors `[B, R, W]`, plus
-    `weightings(states)` for plots. Sub-layers are created in `build`, so a
-    subclass may set its attributes after `super().__init__()`.
+    axis), `_interface_size()` and `_access(interface, access_state,
+    builtin_forms)` returning the new `AccessState` and the read vectors
+    `[B, R, W]`, plus `weightings(states)` for plots. Sub-layers are
+    created in `build`, so a subclass may set its attributes after
+    `super().__init__()`.
 
     The controller's dropout masks follow the memory cell's: `keras.layers.RNN`
     creates them before the loop and resets them after each call through
@@ -191,8 +192,10 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         """Size of the interface vector `xi_t`."""
 
     @abc.abstractmethod
-    def _access(self, interface, access_state):
-        """Write then read: returns (new `AccessState`, reads `[B, R, W]`)."""
+    def _access(self, interface, access_state, builtin_forms=False):
+        """Write then read: returns (new `AccessState`, reads `[B, R, W]`),
+        the addressing in builtin forms where asked
+        (`keras_rda.ops.addressing`)."""
 
     @abc.abstractmethod
     def weightings(self, states):
@@ -380,7 +383,21 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
     # ------------------------------------------------------------------
     # One step: Algorithm 1.
 
-    def call(self, inputs, states, training=False):
+    def call(self, inputs, states, training=False, builtin_forms=False):
+        """One step, as `keras.layers.RNN` calls it.
+
+        Args:
+            inputs: `[B, input_dim]`, `x_t`.
+            states: the flat states of `state_size`.
+            training: passed to the controller.
+            builtin_forms: whether the addressing takes its forms made of
+                ops that every runtime has as a builtin (LiteRT's included;
+                `keras_rda.ops.addressing`), as a streaming step model
+                computes it (`inference_call`).
+
+        Returns:
+            `(y_t [B, output_size], new flat states)`.
+        """
         validation.cell_states(self, self.state_size, states, inputs.shape[0], "states")
         state = self.unpack_states(states)
         step = state.step + 1  # 1-based index of this step
@@ -392,11 +409,34 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         )
         attend = schedule.is_cache_step(step) if self.cache_size else False
         output, state = self.step(
-            inputs, state, step, access=access, attend=attend, training=training
+            inputs,
+            state,
+            step,
+            access=access,
+            attend=attend,
+            training=training,
+            builtin_forms=builtin_forms,
         )
         return output, self.pack_states(state, states)
 
-    def step(self, inputs, state, step, access, attend, training=False, project=True):
+    def inference_call(self, inputs, states):
+        """One step as a streaming step model computes it
+        (`keras_rda.streaming.step_model`): not training, the addressing in
+        builtin forms, so that its exports need builtin ops only. The same
+        values as `call` to float32 rounding."""
+        return self(inputs, states, training=False, builtin_forms=True)
+
+    def step(
+        self,
+        inputs,
+        state,
+        step,
+        access,
+        attend,
+        training=False,
+        project=True,
+        builtin_forms=False,
+    ):
         """One step of Algorithm 1 on a `MemoryState`.
 
         Args:
@@ -411,6 +451,8 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
             project: whether to return `y_t`, or the `[o_t, r_t]` it is
                 projected from (`output_features`; the layer projects a whole
                 sequence of them at once).
+            builtin_forms: whether the addressing takes its builtin forms
+                (`call`).
 
         Returns:
             `(y_t [B, output_size], MemoryState after step t)`, or with
@@ -421,7 +463,7 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
             inputs, state.read_vectors, controller_state, training
         )
         access_state, read_vectors = self._scheduled_access(
-            controller_output, state.access, state.read_vectors, access
+            controller_output, state.access, state.read_vectors, access, builtin_forms
         )
         output = self.output_features(controller_output, self._flat_reads(read_vectors))
         if project:
@@ -637,12 +679,14 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         )
         return self._call_controller(controller_inputs, controller_state, training)
 
-    def _access_memory(self, controller_output, access_state):
+    def _access_memory(self, controller_output, access_state, builtin_forms=False):
         """Lines 7-9: the interface `xi_t = W_xi o_t + b`, write, then read."""
         interface = self._clip(ops.cast(self.interface(controller_output), "float32"))
-        return self._access(interface, access_state)
+        return self._access(interface, access_state, builtin_forms)
 
-    def _scheduled_access(self, controller_output, access_state, read_vectors, access):
+    def _scheduled_access(
+        self, controller_output, access_state, read_vectors, access, builtin_forms
+    ):
         """The memory access on access steps; memory and `r_{t-1}` held else.
 
         Returns:
@@ -652,11 +696,13 @@ class BaseMemoryCell(keras.layers.Layer, DropoutRNNCell, abc.ABC):
         if static is False:
             return access_state, read_vectors
         if static:
-            return self._access_memory(controller_output, access_state)
+            return self._access_memory(controller_output, access_state, builtin_forms)
         held = list(access_state) + [read_vectors]
 
         def access_some():
-            new_access, reads = self._access_memory(controller_output, access_state)
+            new_access, reads = self._access_memory(
+                controller_output, access_state, builtin_forms
+            )
             new = list(new_access) + [reads]
             return [_select(access, v, old) for v, old in zip(new, held)]
 

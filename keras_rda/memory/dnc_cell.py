@@ -190,7 +190,7 @@ class DNCCell(BaseMemoryCell):
         parts["read_modes"] = ops.softmax(parts["read_modes"], axis=-1)
         return parts
 
-    def _access(self, interface, access_state):
+    def _access(self, interface, access_state, builtin_forms=False):
         xi = self.split_interface(interface)
         memory = access_state.memory
         prev_read_weights = access_state.read_weights
@@ -203,7 +203,10 @@ class DNCCell(BaseMemoryCell):
             prev_read_weights,
         )
         allocation = addressing.write_allocation_weights(
-            usage, xi["allocation_gates"] * xi["write_gates"], self.num_write_heads
+            usage,
+            xi["allocation_gates"] * xi["write_gates"],
+            self.num_write_heads,
+            builtin_forms=builtin_forms,
         )
         write_content = addressing.content_weights(
             memory, xi["write_keys"], xi["write_strengths"]

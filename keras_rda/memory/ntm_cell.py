@@ -166,7 +166,8 @@ class NTMCell(BaseMemoryCell):
         weights = addressing.circular_shift(weights, shifts)
         return addressing.sharpen(weights, gamma)
 
-    def _access(self, interface, access_state):
+    def _access(self, interface, access_state, builtin_forms=False):
+        del builtin_forms  # the NTM's addressing is made of builtin ops only
         memory = access_state.memory
         head_size = self._head_size()
         heads = self.num_read_heads + 1

@@ -13,9 +13,17 @@ Shape names: `B` batch, `N` memory slots (`memory_size`), `W` word size,
 
 Numerics: every division and square root is guarded so that all-zero memory
 and all-zero keys (the initial state) give finite values and finite gradients.
+
+Builtin forms: the DNC's allocation takes `builtin_forms` (default False).
+With True, its cumulative product is a product over a lower-triangular mask
+instead of `ops.cumprod`, which LiteRT runs only through TensorFlow's Flex
+ops: the same products (in another order), made of ops that every runtime
+has as a builtin, for a fixed memory size. The streaming step model
+(`keras_rda.streaming`) computes its memory cells so, so that its exports to
+LiteRT need builtin ops only. Training keeps `ops.cumprod`: its gradient is
+linear in the memory size, the mask's quadratic.
 """
 
-import contextlib
 import functools
 import operator
 
@@ -23,31 +31,6 @@ import numpy as np
 from keras import ops
 
 EPSILON = 1e-6
-
-# Whether `exclusive_cumprod` takes its form without a cumulative product
-# (see `builtin_forms`).
-_BUILTIN_FORMS = [False]
-
-
-@contextlib.contextmanager
-def builtin_forms():
-    """Inside this context the addressing takes forms made of ops that every
-    runtime has as a builtin (LiteRT's included), for a fixed memory size.
-
-    `exclusive_cumprod` (the DNC's allocation) is then a product over a
-    lower-triangular mask instead of `ops.cumprod`, which LiteRT runs only
-    through TensorFlow's Flex ops. The values are the same products (in
-    another order); the streaming step model (`keras_rda.streaming`)
-    traces its memory cells inside this context, so its exports to LiteRT
-    need builtin ops only. Training keeps `ops.cumprod`: its gradient is
-    linear in the memory size, the mask's quadratic.
-    """
-    previous = _BUILTIN_FORMS[0]
-    _BUILTIN_FORMS[0] = True
-    try:
-        yield
-    finally:
-        _BUILTIN_FORMS[0] = previous
 
 
 def product_over_heads(x):
@@ -66,22 +49,24 @@ def product_over_heads(x):
     return functools.reduce(operator.mul, [x[:, h] for h in range(x.shape[1])])
 
 
-def exclusive_cumprod(x):
+def exclusive_cumprod(x, builtin_forms=False):
     """`y[:, j] = prod_{i<j} x[:, i]` (`y[:, 0] = 1`), over axis 1 of `[B, N]`.
 
-    `ops.cumprod` of `x` shifted right by one; inside `builtin_forms` (and
+    `ops.cumprod` of `x` shifted right by one; with `builtin_forms` (and
     the static `N` it needs) the product over a strictly lower-triangular
     mask instead: `prod_i (x[:, i] T[j, i] + 1 - T[j, i])` with
     `T[j, i] = 1` for `i < j`, exact since `T` is 0 or 1.
 
     Args:
         x: `[B, N]`.
+        builtin_forms: whether to take the masked product (see the module
+            docstring).
 
     Returns:
         `[B, N]`.
     """
     num = x.shape[-1]
-    if _BUILTIN_FORMS[0] and num is not None:
+    if builtin_forms and num is not None:
         below = ops.convert_to_tensor(np.tri(num, num, -1), dtype=x.dtype)
         return ops.prod(x[:, None, :] * below + (1.0 - below), axis=-1)
     shifted = ops.concatenate([ops.ones_like(x[:, :1]), x[:, :-1]], axis=1)
@@ -169,7 +154,7 @@ def update_usage(prev_usage, prev_write_weights, free_gates, prev_read_weights):
     return usage * retention(free_gates, prev_read_weights)
 
 
-def allocation_weights(usage, epsilon=EPSILON):
+def allocation_weights(usage, epsilon=EPSILON, builtin_forms=False):
     """Allocation weighting `a_t[phi_j] = (1 - u[phi_j]) prod_{i<j} u[phi_i]`.
 
     `phi` sorts the slots by ascending usage (the free list). As in DeepMind's
@@ -183,6 +168,8 @@ def allocation_weights(usage, epsilon=EPSILON):
 
     Args:
         usage: `[B, N]` in [0, 1].
+        epsilon: the smallest usage the products see.
+        builtin_forms: passed to `exclusive_cumprod`.
 
     Returns:
         `[B, N]`, non-negative, sums to at most 1; the largest entry is the
@@ -197,12 +184,14 @@ def allocation_weights(usage, epsilon=EPSILON):
     permutation = ops.one_hot(free_list, num_slots, dtype=usage.dtype)
     sorted_usage = ops.einsum("bji,bi->bj", permutation, usage)
     # Exclusive cumulative product: prod_{i<j} u[phi_i].
-    sorted_allocation = (1.0 - sorted_usage) * exclusive_cumprod(sorted_usage)
+    sorted_allocation = (1.0 - sorted_usage) * exclusive_cumprod(
+        sorted_usage, builtin_forms
+    )
     # Undo the sort: allocation[b, phi_j] = sorted_allocation[b, j].
     return ops.einsum("bj,bji->bi", sorted_allocation, permutation)
 
 
-def write_allocation_weights(usage, write_gates, num_write_heads):
+def write_allocation_weights(usage, write_gates, num_write_heads, builtin_forms=False):
     """Allocation weightings of several write heads, one after another.
 
     Each head allocates from the usage left by the heads before it:
@@ -212,13 +201,14 @@ def write_allocation_weights(usage, write_gates, num_write_heads):
         usage: `[B, N]`.
         write_gates: `[B, Hw]` in [0, 1] (the gates times the allocation gates).
         num_write_heads: Python int `Hw`.
+        builtin_forms: passed to `exclusive_cumprod`.
 
     Returns:
         `[B, Hw, N]`.
     """
     weights = []
     for head in range(num_write_heads):
-        allocation = allocation_weights(usage)
+        allocation = allocation_weights(usage, builtin_forms=builtin_forms)
         weights.append(allocation)
         usage = usage + (1.0 - usage) * write_gates[:, head : head + 1] * allocation
     return ops.stack(weights, axis=1)

@@ -267,6 +267,26 @@ def attended(cell, states):
     return scale > 0.5 * EMPTY_LOG_SCALE
 
 
+def output_from_states(cell, states):
+    """The output of the step that left the stream state, as the cell's
+    `output_from_states` gives it from the training form's state.
+
+    Args:
+        cell: a cell that `has_inference_form`.
+        states: its stream state `[r, d]` or `[r, l]`, each `[batch, units]`.
+
+    Returns:
+        `[batch, units]`: `f_o(f_h(r))`; where `s0` is learned, 0 until
+        something has been attended (Keras's zeros before the first real
+        step).
+    """
+    average = states[0]
+    output = cell.output_from_hidden(cell.hidden_from_average(average))
+    if not cell.learn_initial_state:
+        return output
+    return ops.cast(attended(cell, states), output.dtype) * output
+
+
 # ------------------------------------------------------------ the boundary
 
 

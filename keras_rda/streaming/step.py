@@ -16,12 +16,6 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_rda.cells.base_rda_cell import BaseRDACell
-from keras_rda.cells.layer_norm_lstm_cell import LayerNormLSTMCell
-from keras_rda.cells.recurrent_highway_cell import RecurrentHighwayCell
-from keras_rda.memory.base_memory_cell import BaseMemoryCell
-from keras_rda.ops import addressing
-from keras_rda.ops import attention_average
 from keras_rda.streaming import inference
 
 # step model -> the `_LayerStates` of its recurrent layers, in order.
@@ -210,14 +204,14 @@ def _numpy(values):
     return [np.asarray(ops.convert_to_numpy(value)) for value in values]
 
 
-#: Cells whose output is their first state (`h`): at a masked step, which
-#: keeps the state, the output Keras repeats is that state.
-_OUTPUT_IS_FIRST_STATE = (
+#: Keras's cells, whose output is their first state (`h`): at a masked
+#: step, which keeps the state, the output Keras repeats is that state. The
+#: package's cells answer for themselves (`output_in_states`,
+#: `output_from_states`), as a user's cell may.
+_KERAS_OUTPUT_IS_FIRST_STATE = (
     keras.layers.LSTMCell,
     keras.layers.GRUCell,
     keras.layers.SimpleRNNCell,
-    LayerNormLSTMCell,
-    RecurrentHighwayCell,
 )
 
 
@@ -291,21 +285,21 @@ def _keep_masked(mask, new, old):
 
 class _CellStep(keras.layers.Layer):
     """Calls a cell once, named after its layer (two layers' cells may share
-    a name). A DNC/NTM cell in the inference form computes its addressing
-    in its builtin forms (`keras_rda.ops.addressing.builtin_forms`),
-    whenever the step model is traced: its exports then need builtin ops
-    only."""
+    a name). With `inference_form`, a cell that has a step built for
+    inference (`inference_call`: a DNC/NTM cell's addressing in ops that
+    every runtime has as builtins) computes that one, so that the step
+    model's exports need builtin ops only."""
 
-    def __init__(self, cell, builtin_forms=False, **kwargs):
+    def __init__(self, cell, inference_form=False, **kwargs):
         super().__init__(**kwargs)
         self.cell = cell
-        self.builtin_forms = builtin_forms
+        self.inference_form = inference_form
 
     def call(self, inputs, states):
-        if not self.builtin_forms:
-            return self.cell(inputs, states, training=False)
-        with addressing.builtin_forms():
-            return self.cell(inputs, states, training=False)
+        inference_call = getattr(self.cell, "inference_call", None)
+        if self.inference_form and inference_call is not None:
+            return inference_call(inputs, states)
+        return self.cell(inputs, states, training=False)
 
 
 class _Unmasked(keras.layers.Layer):
@@ -327,52 +321,32 @@ def _cell_step(layer, x, states, form, inference_form):
     cell = layer.cell
     if form is not None:
         return inference.InferenceStep(cell, name=f"{layer.name}_inference")(x, states)
-    builtin_forms = inference_form and isinstance(cell, BaseMemoryCell)
-    return _CellStep(cell, builtin_forms, name=f"{layer.name}_step")(x, states)
+    return _CellStep(cell, inference_form, name=f"{layer.name}_step")(x, states)
+
+
+def _output_in_states(cell):
+    """Whether the output a masked step repeats is a function of the states
+    it keeps (else the step model carries it as one more state)."""
+    if isinstance(cell, _KERAS_OUTPUT_IS_FIRST_STATE):
+        return True
+    return getattr(cell, "output_in_states", False)
 
 
 def _held_output(cell, form, states):
-    """The output a masked step repeats, from the (kept) states, or None
-    where it is not a function of them.
+    """The output a masked step repeats, from the (kept) states, where
+    `_output_in_states(cell)`.
 
     Keras's recurrent layers repeat the previous output at a masked step
-    (zeros before the first real step). For the RWA/RDA family that is
-    `f_o(h)` once something has been attended (`d > 0`), else 0; for the
-    cells of `_OUTPUT_IS_FIRST_STATE` it is `h`, their first state (zeros
-    in the initial state).
+    (zeros before the first real step): for the stream state of an
+    inference form that is `inference.output_from_states`, for Keras's
+    cells `h`, their first state, and for any other cell its own
+    `output_from_states`.
     """
-    if isinstance(cell, BaseRDACell):
-        if cell.attention_activation == "relu" and cell.initial_state is not None:
-            return None  # empty again after a step: h = f_h(s0), not 0
-        if form is not None:
-            average = states[0]
-            output = cell.output_from_hidden(cell.hidden_from_average(average))
-            if cell.initial_state is None:
-                return output
-            full = ops.cast(inference.attended(cell, states), output.dtype)
-            return full * output
-        if cell.gates_read_hidden:
-            hidden, denominator = states[0], states[2]
-        else:
-            numerator, denominator = states[0], states[1]
-            hidden = cell.hidden_from_average(
-                numerator / attention_average.safe_denominator(denominator)
-            )
-        output = cell.output_from_hidden(hidden)
-        if cell.initial_state is not None:
-            output = ops.sign(denominator) * output
-        return output
-    if isinstance(cell, _OUTPUT_IS_FIRST_STATE):
+    if form is not None:
+        return inference.output_from_states(cell, states)
+    if isinstance(cell, _KERAS_OUTPUT_IS_FIRST_STATE):
         return states[0]
-    return None
-
-
-def _held_output_known(cell):
-    if isinstance(cell, BaseRDACell):
-        return not (
-            cell.attention_activation == "relu" and cell.initial_state is not None
-        )
-    return isinstance(cell, _OUTPUT_IS_FIRST_STATE)
+    return cell.output_from_states(states)
 
 
 class _StepGraph:
@@ -441,7 +415,7 @@ class _StepGraph:
         form = inference.inference_form(cell) if self.inference_form else None
         masked = masked and self.mask is not None
         carries_output = (
-            masked and not layer.zero_output_for_mask and not _held_output_known(cell)
+            masked and not layer.zero_output_for_mask and not _output_in_states(cell)
         )
         layer_states = _LayerStates(layer, form, carries_output)
         state_inputs = _state_inputs(layer_states)

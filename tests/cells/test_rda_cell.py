@@ -388,3 +388,46 @@ def test_kernel_init_scheme_in_config_and_validated():
     )
     with pytest.raises(ValueError, match="argument `kernel_init_scheme`"):
         keras_rda.RDACell(4, kernel_init_scheme="glorot")
+
+
+def test_only_relu_attention_with_a_learned_s0_empties_to_s0():
+    """The one case where a step can leave the average empty and the empty
+    average is not 0 (`empties_to_s0`): the layers then run the cell's own
+    step, and the output is not a function of the states."""
+    cell = keras_rda.RDACell(4, attention_activation="relu", learn_initial_state=True)
+    assert cell.empties_to_s0 and not cell.output_in_states
+    others = [
+        keras_rda.RDACell(4, attention_activation="relu"),
+        keras_rda.RDACell(4, learn_initial_state=True),
+        keras_rda.RWACell(4),
+        keras_rda.ParallelRDACell(4, attention_activation="relu"),
+    ]
+    for other in others:
+        assert not other.empties_to_s0 and other.output_in_states
+
+
+def test_output_from_states_is_the_steps_output():
+    """`output_from_states(new_states)` is the output of the step that left
+    them, and 0 from the initial state where `s0` is learned (Keras's zeros
+    before the first real step)."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 2)).astype("float32")
+    learned = keras_rda.RDACell(
+        4,
+        variant="exp-tanh",
+        learn_initial_state=True,
+        initial_state_initializer="random_normal",
+    )
+    for cell in [learned, keras_rda.ParallelRDACell(4, output_activation="tanh")]:
+        cell.build((None, 2))
+        initial = cell.get_initial_state(batch_size=3)
+        output, states = cell(x, initial)
+        np.testing.assert_allclose(
+            np.asarray(cell.output_from_states(states)), np.asarray(output), atol=1e-6
+        )
+    initial = learned.get_initial_state(batch_size=3)
+    assert np.abs(np.asarray(initial[0])).min() > 0  # h_0 = f_h(s0), not 0
+    np.testing.assert_array_equal(np.asarray(learned.output_from_states(initial)), 0.0)
+    relu = keras_rda.RDACell(4, attention_activation="relu", learn_initial_state=True)
+    relu.build((None, 2))
+    assert relu.output_from_states(relu.get_initial_state(batch_size=3)) is None

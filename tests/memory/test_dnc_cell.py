@@ -148,6 +148,29 @@ def test_allocation_writes_into_the_least_used_slot():
     assert np.argmax(ww) == 2 and ww[2] > 0.75
 
 
+def test_a_step_in_builtin_forms_takes_no_cumprod_and_gives_the_same(rng, monkeypatch):
+    """`builtin_forms=True` reaches the allocation (`inference_call`, the
+    streaming step model's call): the same step without `ops.cumprod`, which
+    LiteRT runs only as a TensorFlow (Flex) op."""
+    cell = keras_rda.DNCCell(keras.layers.LSTMCell(6), 5, 4, num_read_heads=2)
+    cell.build((None, 3))
+    cell.interface.bias.assign(rng.normal(size=cell.interface.bias.shape))
+    state = _random_dnc_state(cell, rng, 2)
+    x = rng.normal(size=(2, 3)).astype("float32")
+    want_out, want_state = cell(x, state)
+
+    def no_cumprod(*args, **kwargs):
+        raise AssertionError("ops.cumprod in the builtin forms")
+
+    monkeypatch.setattr(keras.ops, "cumprod", no_cumprod)
+    with pytest.raises(AssertionError, match="cumprod"):
+        cell(x, state)
+    out, new_state = cell.inference_call(x, state)
+    np.testing.assert_allclose(np_(out), np_(want_out), rtol=1e-5, atol=1e-6)
+    for got, want in zip(new_state, want_state):
+        np.testing.assert_allclose(np_(got), np_(want), rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize(
     "controller",
     [

@@ -37,8 +37,9 @@ EXPORTED = [
 #: Units whose training form needs TensorFlow (Flex) ops in LiteRT, and
 #: the op: `ops.cumprod` in the DNC's allocation. The step model's
 #: inference form (the default) has a builtin form of it
-#: (`addressing.builtin_forms`); the training form's export is a clear
-#: error naming the op. (The NTM's shift is one gather in both forms.)
+#: (`builtin_forms=True`, `BaseMemoryCell.inference_call`); the training
+#: form's export is a clear error naming the op. (The NTM's shift is one
+#: gather in both forms.)
 TRAINING_FORM_NEEDS_FLEX = {"DNC uniform": "Cumprod"}
 
 FORMATS = {

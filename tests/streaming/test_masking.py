@@ -36,12 +36,23 @@ RECURRENT = {
         initial_state_initializer="random_normal",
         return_sequences=True,
     ),
+    # The average can empty again to s0: the step model carries the output.
+    "RDA relu, learned s0": lambda: keras_rda.RDA(
+        units.UNITS,
+        attention_activation="relu",
+        learn_initial_state=True,
+        initial_state_initializer="random_normal",
+        return_sequences=True,
+    ),
     "RWA": lambda: keras_rda.RWA(units.UNITS, return_sequences=True),
     "ParallelRDA": lambda: keras_rda.ParallelRDA(units.UNITS, return_sequences=True),
     "LSTM": lambda: keras.layers.LSTM(units.UNITS, return_sequences=True),
     "GRU": lambda: keras.layers.GRU(units.UNITS, return_sequences=True),
     "RNN(RDACell)": lambda: keras.layers.RNN(
         keras_rda.RDACell(units.UNITS), return_sequences=True
+    ),
+    "RNN(LayerNormLSTMCell)": lambda: keras.layers.RNN(
+        keras_rda.LayerNormLSTMCell(units.UNITS), return_sequences=True
     ),
     "DNC uniform": units.CELLS["DNC uniform"],
 }
@@ -89,6 +100,18 @@ def test_a_padded_text_model_streams_equal_to_the_sequence_model(name, functiona
         _, want = stream_keras(step, streaming.initial_states(step, 1), real)
         for a, b in zip(states, want):
             np.testing.assert_allclose(a[row : row + 1], b, atol=1e-6, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name", ["RDA exp-tanh, learned s0", "ParallelRDA", "RDA relu, learned s0"]
+)
+def test_the_training_form_gives_the_outputs_at_padded_steps_too(name):
+    # The held output from the training form's states (the cells'
+    # `output_from_states`), not from the inference form's stream state.
+    model = randomised(text_model(name, functional=False))
+    step = streaming.step_model(model, inference_form=False)
+    got, _ = stream_keras(step, streaming.initial_states(step, 4), TOKENS)
+    np.testing.assert_allclose(got, np.asarray(model(TOKENS)), atol=ATOL, rtol=1e-5)
 
 
 def test_zero_output_for_mask_gives_zeros_at_padded_steps():
