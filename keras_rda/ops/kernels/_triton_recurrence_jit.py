@@ -5,11 +5,16 @@ through `triton_recurrence._kernels`, which sets `TRITON_INTERPRET` first
 when interpret mode is asked for (Triton reads it when `triton.jit`
 decorates), and never in a process that has loaded TensorFlow.
 
+The equations are `keras_rda.ops.rda_recurrence`'s (its docstring: the
+forward step and the closed-form backward step).
+
 Layouts (all contiguous, row-major; `K = k - 1` gate blocks, `k` = 4 with a
 discount, 3 without):
 
 - `P` `[time, batch, k * units]`: blocks u, g, a[, gamma].
-- `R` `[units, K * units]`: blocks g, a[, gamma].
+- `R` `[U_PAD, K * U_PAD]`: the recurrent kernel's blocks g, a[, gamma],
+  each zero-padded to `U_PAD` rows and columns (a multiple of `BLOCK_K`
+  floats), so that every row and block of `R` starts 128-byte aligned.
 - `H` `[time, batch, units]` (the hidden output), `H0`, `N0`, `D0`, `M0`,
   `RM` (recurrent dropout mask) `[batch, units]`, `MASK` int8 `[time, batch]`.
 - Saved for the backward pass, float32: `G` `[time, batch, K * units]` (the
@@ -18,20 +23,26 @@ discount, 3 without):
   repeating it).
 
 Every program owns `BLOCK_B` batch rows and all `units` (padded to
-`BLOCK_U`, a power of two >= 16; loads and stores are masked) and runs the
-whole time loop. The recurrent matmuls read their left operand (`h_{t-1}`
-forward, `dG_t` backward) back from the output the same program has just
-written, in `BLOCK_K` column chunks (a register tensor cannot be sliced),
-after a barrier; `R` is read from the cache in `[BLOCK_K, BLOCK_U]` tiles.
+`BLOCK_U`, a power of two, for the register tiles; loads and stores are
+masked) and runs the whole time loop. The recurrent matmuls read their
+left operand (`h_{t-1}` forward, `dG_t` backward) back from the output the
+same program has just written, in `BLOCK_K` column chunks (a register
+tensor cannot be sliced), after a barrier, up to `U_PAD` (not `BLOCK_U`);
+`R` is read from the cache in `[BLOCK_K, BLOCK_U]` tiles.
 """
 
 import triton
 import triton.language as tl
 
 #: Codes of the attention activations (`attention_average.ATTENTION_ACTIVATIONS`).
-EXP, SIGMOID, SOFTPLUS, RELU = 0, 1, 2, 3
+EXP = tl.constexpr(0)
+SIGMOID = tl.constexpr(1)
+SOFTPLUS = tl.constexpr(2)
+RELU = tl.constexpr(3)
 #: Below this logit `log softplus(x) = x` (`attention_average.SOFTPLUS_LINEAR_BELOW`).
-SOFTPLUS_LINEAR_BELOW = -20.0
+SOFTPLUS_LINEAR_BELOW = tl.constexpr(-20.0)
+#: Below this |x| `_tanh` takes its Taylor polynomial (no cancellation).
+TANH_TAYLOR_BELOW = tl.constexpr(0.125)
 
 
 # ------------------------------------------------------------ math helpers
@@ -49,7 +60,8 @@ def _log1p(y):
 
 @triton.jit
 def _tanh(x):
-    """`tanh(x)`: a Taylor polynomial below |x| = 0.125, else from `exp`."""
+    """`tanh(x)`: a Taylor polynomial below `TANH_TAYLOR_BELOW`, else from
+    `exp`."""
     ax = tl.abs(x)
     e = tl.exp(-2.0 * ax)
     large = (1.0 - e) / (1.0 + e)
@@ -59,7 +71,7 @@ def _tanh(x):
         + x2
         * (-1.0 / 3.0 + x2 * (2.0 / 15.0 + x2 * (-17.0 / 315.0 + x2 * (62.0 / 2835.0))))
     )
-    magnitude = tl.where(ax < 0.125, small, large)
+    magnitude = tl.where(ax < TANH_TAYLOR_BELOW, small, large)
     return tl.where(x < 0.0, -magnitude, magnitude)
 
 
@@ -88,13 +100,15 @@ def _sign(x):
 def _log_attention(logits, ATTENTION: tl.constexpr):
     """`(log f_a(logits), where f_a > 0)` (`attention_average.log_attention`)."""
     positive = logits == logits  # all True
-    if ATTENTION == 0:
+    if ATTENTION == EXP:
         log_a = logits
-    elif ATTENTION == 1:
+    elif ATTENTION == SIGMOID:
         log_a = _log_sigmoid(logits)
-    elif ATTENTION == 2:
-        safe = tl.maximum(logits, -20.0)
-        log_a = tl.where(logits < -20.0, logits, tl.log(_softplus(safe)))
+    elif ATTENTION == SOFTPLUS:
+        safe = tl.maximum(logits, SOFTPLUS_LINEAR_BELOW)
+        log_a = tl.where(
+            logits < SOFTPLUS_LINEAR_BELOW, logits, tl.log(_softplus(safe))
+        )
     else:
         positive = logits > 0.0
         log_a = tl.log(tl.where(positive, logits, 1.0))
@@ -104,13 +118,15 @@ def _log_attention(logits, ATTENTION: tl.constexpr):
 @triton.jit
 def _log_attention_slope(logits, ATTENTION: tl.constexpr):
     """`d log f_a(x) / dx` at `logits` (`rda_recurrence._log_attention_slope`)."""
-    if ATTENTION == 0:
+    if ATTENTION == EXP:
         slope = tl.full(logits.shape, 1.0, tl.float32)
-    elif ATTENTION == 1:
+    elif ATTENTION == SIGMOID:
         slope = _sigmoid(-logits)
-    elif ATTENTION == 2:
-        safe = tl.maximum(logits, -20.0)
-        slope = tl.where(logits < -20.0, 1.0, _sigmoid(safe) / _softplus(safe))
+    elif ATTENTION == SOFTPLUS:
+        safe = tl.maximum(logits, SOFTPLUS_LINEAR_BELOW)
+        slope = tl.where(
+            logits < SOFTPLUS_LINEAR_BELOW, 1.0, _sigmoid(safe) / _softplus(safe)
+        )
     else:
         positive = logits > 0.0
         slope = tl.where(positive, 1.0 / tl.where(positive, logits, 1.0), 0.0)
@@ -132,7 +148,7 @@ def _average_weights(
     if DISCOUNT:
         past = m_prev + _log_sigmoid(gamma_logits)
     past = tl.where(d_prev != 0.0, past, log_a)
-    if ATTENTION == 3:
+    if ATTENTION == RELU:
         current = tl.where(positive, log_a, past)
         m = tl.maximum(past, current)
         p = tl.exp(past - m)
@@ -144,49 +160,110 @@ def _average_weights(
     return p, q, m
 
 
+# ---------------------------------------------------------- the tiles
+
+
+@triton.jit
+def _tile(B, U, NUM_GATES: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_U: tl.constexpr):
+    """The program's tile: `(rows, row_ok, cols, ok, state, p_row, g_row)`,
+    its batch rows and which are real, its columns, its real `[rows, units]`
+    entries, and their offsets in a `[batch, units]` matrix, in a step of
+    `P` (`[batch, k * units]`) and in a step of `G` (`[batch, K * units]`)."""
+    rows = tl.program_id(0) * BLOCK_B + tl.arange(0, BLOCK_B)
+    cols = tl.arange(0, BLOCK_U)
+    row_ok = rows < B
+    ok = row_ok[:, None] & (cols < U)[None, :]
+    state = rows[:, None] * U + cols[None, :]
+    p_row = rows[:, None] * ((NUM_GATES + 1) * U) + cols[None, :]
+    g_row = rows[:, None] * (NUM_GATES * U) + cols[None, :]
+    return rows, row_ok, cols, ok, state, p_row, g_row
+
+
+@triton.jit
+def _load_state(A, B, C, D, offsets, ok):
+    """Four `[rows, units]` tiles at `offsets`, in float32 (0 where not `ok`)."""
+    a = tl.load(A + offsets, mask=ok, other=0.0).to(tl.float32)
+    b = tl.load(B + offsets, mask=ok, other=0.0).to(tl.float32)
+    c = tl.load(C + offsets, mask=ok, other=0.0).to(tl.float32)
+    d = tl.load(D + offsets, mask=ok, other=0.0).to(tl.float32)
+    return a, b, c, d
+
+
+@triton.jit
+def _store_state(A, B, C, offsets, a, b, c, ok):
+    """Stores three `[rows, units]` tiles at `offsets`."""
+    tl.store(A + offsets, a, mask=ok)
+    tl.store(B + offsets, b, mask=ok)
+    tl.store(C + offsets, c, mask=ok)
+
+
+@triton.jit
+def _store_blocks(ptr, U, ok, a, b, c, d, NUM_BLOCKS: tl.constexpr):
+    """Stores the tiles `a, b[, c[, d]]` as the first `NUM_BLOCKS` blocks of
+    `U` columns at `ptr` (a step of `G` or of `dP`)."""
+    tl.store(ptr, a, mask=ok)
+    tl.store(ptr + U, b, mask=ok)
+    if NUM_BLOCKS >= 3:
+        tl.store(ptr + 2 * U, c, mask=ok)
+    if NUM_BLOCKS == 4:
+        tl.store(ptr + 3 * U, d, mask=ok)
+
+
+@triton.jit
+def _where(real, a, b, c, d, old_a, old_b, old_c, old_d):
+    """The four tiles where `real`, the old ones elsewhere (skipped steps)."""
+    return (
+        tl.where(real, a, old_a),
+        tl.where(real, b, old_b),
+        tl.where(real, c, old_c),
+        tl.where(real, d, old_d),
+    )
+
+
 @triton.jit
 def _gate_matmul(
     acc,
-    LEFT,
-    left_prev_offset,
+    left_ptr,
     left_stride,
-    RIGHT,
+    scale_ptr,
+    right_ptr,
+    right_row_stride,
+    right_col_stride,
     rows,
     row_ok,
     cols,
-    col_ok,
     U,
-    right_row_stride,
-    right_col_stride,
-    BLOCK_U: tl.constexpr,
+    U_PAD: tl.constexpr,
     BLOCK_K: tl.constexpr,
-    SCALE,
     HAS_SCALE: tl.constexpr,
 ):
-    """`acc + (LEFT[rows, :U] * SCALE) @ RIGHT[:U, :U]`, `[BLOCK_B, BLOCK_U]`,
-    in float32, over `BLOCK_K`-column chunks of the left operand.
+    """`acc + (LEFT[rows, :U] * SCALE) @ RIGHT[:U_PAD, :U_PAD]`, float32,
+    `[BLOCK_B, BLOCK_U]`, over `BLOCK_K`-column chunks of the left operand.
 
-    `LEFT + left_prev_offset` points at a `[batch, *]` matrix with row stride
-    `left_stride`; `RIGHT[i, j]` is at `RIGHT + i * right_row_stride +
-    j * right_col_stride`; `SCALE` `[batch, units]` (row stride `U`).
+    `left_ptr` points at a `[batch, *]` matrix with row stride
+    `left_stride`; `RIGHT[i, j]` is at `right_ptr + i * right_row_stride +
+    j * right_col_stride`, zero past `U` (the padded `R`); `scale_ptr` a
+    `[batch, units]` matrix (row stride `U`).
     """
-    for k0 in range(0, BLOCK_U, BLOCK_K):
+    right_ok = (cols < U_PAD)[None, :]
+    for k0 in range(0, U_PAD, BLOCK_K):
         ks = k0 + tl.arange(0, BLOCK_K)
-        k_ok = ks < U
-        left_ok = row_ok[:, None] & k_ok[None, :]
+        left_ok = row_ok[:, None] & (ks < U)[None, :]
         left = tl.load(
-            LEFT + left_prev_offset + rows[:, None] * left_stride + ks[None, :],
+            left_ptr + rows[:, None] * left_stride + ks[None, :],
             mask=left_ok,
             other=0.0,
             cache_modifier=".cg",
         ).to(tl.float32)
         if HAS_SCALE:
             left = left * tl.load(
-                SCALE + rows[:, None] * U + ks[None, :], mask=left_ok, other=0.0
+                scale_ptr + rows[:, None] * U + ks[None, :], mask=left_ok, other=0.0
             ).to(tl.float32)
         right = tl.load(
-            RIGHT + ks[:, None] * right_row_stride + cols[None, :] * right_col_stride,
-            mask=k_ok[:, None] & col_ok[None, :],
+            right_ptr
+            + ks[:, None] * right_row_stride
+            + cols[None, :] * right_col_stride,
+            mask=right_ok,
             other=0.0,
         ).to(tl.float32)
         acc = tl.dot(left, right, acc, input_precision="ieee")
@@ -194,6 +271,119 @@ def _gate_matmul(
 
 
 # ----------------------------------------------------------------- forward
+
+
+@triton.jit
+def _gate_preactivation(
+    gate: tl.constexpr,
+    P_t,
+    p_row,
+    left_ptr,
+    R,
+    RM,
+    rows,
+    row_ok,
+    cols,
+    ok,
+    U,
+    NUM_GATES: tl.constexpr,
+    HAS_RECURRENT_MASK: tl.constexpr,
+    U_PAD: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """`G_t`'s block `gate` (0: g, 1: a, 2: gamma): `P_t`'s block `gate + 1`
+    plus `(h_{t-1} r) R` of that block."""
+    acc = tl.load(P_t + p_row + (gate + 1) * U, mask=ok, other=0.0)
+    return _gate_matmul(
+        acc=acc.to(tl.float32),
+        left_ptr=left_ptr,
+        left_stride=U,
+        scale_ptr=RM,
+        right_ptr=R + gate * U_PAD,
+        right_row_stride=NUM_GATES * U_PAD,
+        right_col_stride=1,
+        rows=rows,
+        row_ok=row_ok,
+        cols=cols,
+        U=U,
+        U_PAD=U_PAD,
+        BLOCK_K=BLOCK_K,
+        HAS_SCALE=HAS_RECURRENT_MASK,
+    )
+
+
+@triton.jit
+def _forward_gates(
+    t,
+    P,
+    H0,
+    H,
+    R,
+    RM,
+    rows,
+    row_ok,
+    cols,
+    ok,
+    p_row,
+    B,
+    U,
+    NUM_GATES: tl.constexpr,
+    HAS_RECURRENT_MASK: tl.constexpr,
+    U_PAD: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """Step `t`'s `(u_t, G^g_t, G^a_t, G^gamma_t)`: `G_t = P_t[g, a, gamma]
+    + (h_{t-1} r) R`, `h_{t-1}` read back from `H0` or `H[t - 1]`
+    (`G^gamma_t` is `G^a_t` without a discount)."""
+    P_t = P + t * B * ((NUM_GATES + 1) * U)
+    if t == 0:
+        left = H0
+        left_offset = 0
+    else:
+        left = H
+        left_offset = (t - 1) * B * U
+    left_ptr = left + left_offset
+    gates_g = _gate_preactivation(
+        0, P_t, p_row, left_ptr, R, RM, rows, row_ok, cols, ok, U,
+        NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K,
+    )  # fmt: skip
+    gates_a = _gate_preactivation(
+        1, P_t, p_row, left_ptr, R, RM, rows, row_ok, cols, ok, U,
+        NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K,
+    )  # fmt: skip
+    gates_c = gates_a
+    if NUM_GATES == 3:
+        gates_c = _gate_preactivation(
+            2, P_t, p_row, left_ptr, R, RM, rows, row_ok, cols, ok, U,
+            NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K,
+        )  # fmt: skip
+    u = tl.load(P_t + p_row, mask=ok, other=0.0).to(tl.float32)
+    return u, gates_g, gates_a, gates_c
+
+
+@triton.jit
+def _average_step(
+    u,
+    gates_g,
+    gates_a,
+    gates_c,
+    n,
+    d,
+    m,
+    DISCOUNT: tl.constexpr,
+    ATTENTION: tl.constexpr,
+    TANH_HIDDEN: tl.constexpr,
+):
+    """`(f_h(n_t / d_t), n_t, d_t, m_t)`: the scaled running average's step
+    (RDA paper, section 5; `rda_recurrence`)."""
+    log_a, positive = _log_attention(gates_a, ATTENTION)
+    p, q, m_new = _average_weights(d, m, log_a, positive, gates_c, DISCOUNT, ATTENTION)
+    n_new = n * p + u * _tanh(gates_g) * q
+    d_new = d * p + q
+    average = n_new / (d_new + (1.0 - _sign(d_new)))
+    if TANH_HIDDEN:
+        average = _tanh(average)
+    return average, n_new, d_new, m_new
 
 
 @triton.jit
@@ -226,139 +416,165 @@ def forward_kernel(
     BLOCK_B: tl.constexpr,
     BLOCK_U: tl.constexpr,
     BLOCK_K: tl.constexpr,
+    U_PAD: tl.constexpr,
 ):
     """The whole forward time loop for `BLOCK_B` batch rows: writes `H`,
     the final state (`N_LAST`, `D_LAST`, `M_LAST`, float32 `[batch, units]`)
     and, with `SAVE`, what the backward pass reads (`G`, `N`, `D`, `M`)."""
     NUM_GATES: tl.constexpr = 3 if DISCOUNT else 2
-    pid = tl.program_id(0)
-    rows = pid * BLOCK_B + tl.arange(0, BLOCK_B)
-    cols = tl.arange(0, BLOCK_U)
-    row_ok = rows < B
-    col_ok = cols < U
-    ok = row_ok[:, None] & col_ok[None, :]
-    state = rows[:, None] * U + cols[None, :]  # offsets in a [batch, units] matrix
-    p_row = rows[:, None] * ((NUM_GATES + 1) * U) + cols[None, :]
-    g_row = rows[:, None] * (NUM_GATES * U) + cols[None, :]
-    h_dtype = H.dtype.element_ty
-
-    h = tl.load(H0 + state, mask=ok, other=0.0).to(tl.float32)
-    n = tl.load(N0 + state, mask=ok, other=0.0).to(tl.float32)
-    d = tl.load(D0 + state, mask=ok, other=0.0).to(tl.float32)
-    m = tl.load(M0 + state, mask=ok, other=0.0).to(tl.float32)
-
+    rows, row_ok, cols, ok, state, p_row, g_row = _tile(
+        B, U, NUM_GATES, BLOCK_B, BLOCK_U
+    )
+    h, n, d, m = _load_state(H0, N0, D0, M0, state, ok)
     for t in range(0, T):
-        # G_t = P_t[g, a, gamma] + (h_{t-1} r) R; h_{t-1} is H0 or H[t - 1].
-        p_t = P + t * B * ((NUM_GATES + 1) * U)
-        gates_g = tl.load(p_t + p_row + U, mask=ok, other=0.0).to(tl.float32)
-        gates_a = tl.load(p_t + p_row + 2 * U, mask=ok, other=0.0).to(tl.float32)
-        if t == 0:
-            left = H0
-            left_offset = 0
-        else:
-            left = H
-            left_offset = (t - 1) * B * U
-        gates_g = _gate_matmul(
-            gates_g,
-            left,
-            left_offset,
-            U,
-            R,
-            rows,
-            row_ok,
-            cols,
-            col_ok,
-            U,
-            NUM_GATES * U,
-            1,
-            BLOCK_U,
-            BLOCK_K,
-            RM,
-            HAS_RECURRENT_MASK,
-        )
-        gates_a = _gate_matmul(
-            gates_a,
-            left,
-            left_offset,
-            U,
-            R + U,
-            rows,
-            row_ok,
-            cols,
-            col_ok,
-            U,
-            NUM_GATES * U,
-            1,
-            BLOCK_U,
-            BLOCK_K,
-            RM,
-            HAS_RECURRENT_MASK,
-        )
-        g_t = G + t * B * (NUM_GATES * U)
+        u, gates_g, gates_a, gates_c = _forward_gates(
+            t, P, H0, H, R, RM, rows, row_ok, cols, ok, p_row, B, U,
+            NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K,
+        )  # fmt: skip
         if SAVE:
-            tl.store(g_t + g_row, gates_g, mask=ok)
-            tl.store(g_t + g_row + U, gates_a, mask=ok)
-        gates_c = gates_a  # unused without a discount
-        if DISCOUNT:
-            gates_c = tl.load(p_t + p_row + 3 * U, mask=ok, other=0.0).to(tl.float32)
-            gates_c = _gate_matmul(
-                gates_c,
-                left,
-                left_offset,
-                U,
-                R + 2 * U,
-                rows,
-                row_ok,
-                cols,
-                col_ok,
-                U,
-                NUM_GATES * U,
-                1,
-                BLOCK_U,
-                BLOCK_K,
-                RM,
-                HAS_RECURRENT_MASK,
-            )
-            if SAVE:
-                tl.store(g_t + g_row + 2 * U, gates_c, mask=ok)
-
-        # The scaled running average (RDA paper, section 5).
-        u = tl.load(p_t + p_row, mask=ok, other=0.0).to(tl.float32)
-        log_a, positive = _log_attention(gates_a, ATTENTION)
-        p, q, m_new = _average_weights(
-            d, m, log_a, positive, gates_c, DISCOUNT, ATTENTION
+            G_t = G + t * B * (NUM_GATES * U) + g_row
+            _store_blocks(G_t, U, ok, gates_g, gates_a, gates_c, gates_c, NUM_GATES)
+        average, n_new, d_new, m_new = _average_step(
+            u, gates_g, gates_a, gates_c, n, d, m, DISCOUNT, ATTENTION, TANH_HIDDEN
         )
-        z = u * _tanh(gates_g)
-        n_new = n * p + z * q
-        d_new = d * p + q
-        average = n_new / (d_new + (1.0 - _sign(d_new)))
-        if TANH_HIDDEN:
-            average = _tanh(average)
         # The carried h is the stored one (in H's dtype), as on the portable path.
-        h_new = average.to(h_dtype).to(tl.float32)
+        h_new = average.to(H.dtype.element_ty).to(tl.float32)
         if HAS_MASK:
-            real = tl.load(MASK + t * B + rows, mask=row_ok, other=0) != 0
-            real = real[:, None]
-            h_new = tl.where(real, h_new, h)
-            n_new = tl.where(real, n_new, n)
-            d_new = tl.where(real, d_new, d)
-            m_new = tl.where(real, m_new, m)
+            real = (tl.load(MASK + t * B + rows, mask=row_ok, other=0) != 0)[:, None]
+            h_new, n_new, d_new, m_new = _where(
+                real, h_new, n_new, d_new, m_new, h, n, d, m
+            )
         h, n, d, m = h_new, n_new, d_new, m_new
         out = t * B * U + state
-        tl.store(H + out, h.to(h_dtype), mask=ok)
+        tl.store(H + out, h.to(H.dtype.element_ty), mask=ok)
         if SAVE:
-            tl.store(N + out, n, mask=ok)
-            tl.store(D + out, d, mask=ok)
-            tl.store(M + out, m, mask=ok)
+            _store_state(N, D, M, out, n, d, m, ok)
         # The next step's matmul reads H[t] written by other threads.
         tl.debug_barrier()
-
-    tl.store(N_LAST + state, n, mask=ok)
-    tl.store(D_LAST + state, d, mask=ok)
-    tl.store(M_LAST + state, m, mask=ok)
+    _store_state(N_LAST, D_LAST, M_LAST, state, n, d, m, ok)
 
 
 # ---------------------------------------------------------------- backward
+
+
+@triton.jit
+def _step_inputs(
+    t,
+    P,
+    G,
+    N0,
+    D0,
+    M0,
+    N,
+    D,
+    M,
+    B,
+    U,
+    p_row,
+    g_row,
+    state,
+    ok,
+    NUM_GATES: tl.constexpr,
+):
+    """What the backward step `t` reads: `(u, G^g, G^a, G^gamma, n_{t-1},
+    d_{t-1}, m_{t-1}, n_t, d_t)` (`G^gamma` is `G^a` without a discount)."""
+    out = t * B * U + state
+    if t == 0:
+        n_prev = tl.load(N0 + state, mask=ok, other=0.0).to(tl.float32)
+        d_prev = tl.load(D0 + state, mask=ok, other=0.0).to(tl.float32)
+        m_prev = tl.load(M0 + state, mask=ok, other=0.0).to(tl.float32)
+    else:
+        n_prev = tl.load(N + out - B * U, mask=ok, other=0.0)
+        d_prev = tl.load(D + out - B * U, mask=ok, other=0.0)
+        m_prev = tl.load(M + out - B * U, mask=ok, other=0.0)
+    n = tl.load(N + out, mask=ok, other=0.0)
+    d = tl.load(D + out, mask=ok, other=0.0)
+    G_t = G + t * B * (NUM_GATES * U) + g_row
+    gates_g = tl.load(G_t, mask=ok, other=0.0)
+    gates_a = tl.load(G_t + U, mask=ok, other=0.0)
+    gates_c = gates_a
+    if NUM_GATES == 3:
+        gates_c = tl.load(G_t + 2 * U, mask=ok, other=0.0)
+    P_t = P + t * B * ((NUM_GATES + 1) * U)
+    u = tl.load(P_t + p_row, mask=ok, other=0.0).to(tl.float32)
+    return u, gates_g, gates_a, gates_c, n_prev, d_prev, m_prev, n, d
+
+
+@triton.jit
+def _step_gradients(
+    dh,
+    dn,
+    dd,
+    inputs,
+    DISCOUNT: tl.constexpr,
+    ATTENTION: tl.constexpr,
+    TANH_HIDDEN: tl.constexpr,
+):
+    """Back through step t (`rda_recurrence`'s backward step): `(d_u, d_g,
+    d_a, d_gamma, dn_{t-1}, dd_{t-1}, dm_{t-1})` from the gradients `(dh, dn,
+    dd)` of the state after it and the step's `_step_inputs`, recomputing
+    the step's weights."""
+    u, gates_g, gates_a, gates_c, n_prev, d_prev, m_prev, n, d = inputs
+    log_a, positive = _log_attention(gates_a, ATTENTION)
+    p, q, _ = _average_weights(
+        d_prev, m_prev, log_a, positive, gates_c, DISCOUNT, ATTENTION
+    )
+    tanh_g = _tanh(gates_g)
+    z = u * tanh_g
+    d_inv = 1.0 / (d + (1.0 - _sign(d)))
+    average = n * d_inv
+    d_average = dh
+    if TANH_HIDDEN:
+        hidden = _tanh(average)
+        d_average = dh * (1.0 - hidden * hidden)
+    dn_t = dn + d_average * d_inv
+    dd_t = dd - d_average * average * d_inv
+    dz = dn_t * q
+    dq = dn_t * z + dd_t
+    d_past = (dn_t * n_prev + dd_t * d_prev) * p
+    d_past = tl.where(d_prev != 0.0, d_past, 0.0)
+    d_u = dz * tanh_g
+    d_g = dz * u * (1.0 - tanh_g * tanh_g)
+    d_a = dq * q * _log_attention_slope(gates_a, ATTENTION)
+    d_c = d_past * _sigmoid(-gates_c)
+    return d_u, d_g, d_a, d_c, dn_t * p, dd_t * p, d_past
+
+
+@triton.jit
+def _backward_matmul(
+    DP_t,
+    R,
+    rows,
+    row_ok,
+    cols,
+    U,
+    NUM_GATES: tl.constexpr,
+    BLOCK_B: tl.constexpr,
+    BLOCK_U: tl.constexpr,
+    U_PAD: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """`dG_t R^T`, `[BLOCK_B, BLOCK_U]`: `R^T[j, i]` of gate block `gate` is
+    `R[i, gate * U_PAD + j]`; `dG_t` is read back from `DP_t`."""
+    acc = tl.full((BLOCK_B, BLOCK_U), 0.0, tl.float32)
+    for gate in tl.static_range(NUM_GATES):
+        acc = _gate_matmul(
+            acc=acc,
+            left_ptr=DP_t + (gate + 1) * U,
+            left_stride=(NUM_GATES + 1) * U,
+            scale_ptr=R,  # unused (HAS_SCALE False)
+            right_ptr=R + gate * U_PAD,
+            right_row_stride=1,
+            right_col_stride=NUM_GATES * U_PAD,
+            rows=rows,
+            row_ok=row_ok,
+            cols=cols,
+            U=U,
+            U_PAD=U_PAD,
+            BLOCK_K=BLOCK_K,
+            HAS_SCALE=False,
+        )
+    return acc
 
 
 @triton.jit
@@ -394,125 +610,43 @@ def backward_kernel(
     BLOCK_B: tl.constexpr,
     BLOCK_U: tl.constexpr,
     BLOCK_K: tl.constexpr,
+    U_PAD: tl.constexpr,
 ):
     """The whole backward time loop (reversed) for `BLOCK_B` batch rows:
     writes `dP_t` (float32) and the gradients of the initial state."""
     NUM_GATES: tl.constexpr = 3 if DISCOUNT else 2
-    pid = tl.program_id(0)
-    rows = pid * BLOCK_B + tl.arange(0, BLOCK_B)
-    cols = tl.arange(0, BLOCK_U)
-    row_ok = rows < B
-    col_ok = cols < U
-    ok = row_ok[:, None] & col_ok[None, :]
-    state = rows[:, None] * U + cols[None, :]
-    p_row = rows[:, None] * ((NUM_GATES + 1) * U) + cols[None, :]
-    g_row = rows[:, None] * (NUM_GATES * U) + cols[None, :]
-
+    rows, row_ok, cols, ok, state, p_row, g_row = _tile(
+        B, U, NUM_GATES, BLOCK_B, BLOCK_U
+    )
     # Gradients of the loss w.r.t. the state after the last step.
     dh = tl.full((BLOCK_B, BLOCK_U), 0.0, tl.float32)
-    dn = tl.load(DN_T + state, mask=ok, other=0.0)
-    dd = tl.load(DD_T + state, mask=ok, other=0.0)
-    dm = tl.load(DM_T + state, mask=ok, other=0.0)
-
+    dn, dd, dm, _ = _load_state(DN_T, DD_T, DM_T, DM_T, state, ok)
     for i in range(0, T):
         t = T - 1 - i
-        out = t * B * U + state
-        dh = dh + tl.load(DH + out, mask=ok, other=0.0)
-        # The state before (n_prev, d_prev, m_prev) and after (n, d) step t.
-        if t == 0:
-            n_prev = tl.load(N0 + state, mask=ok, other=0.0).to(tl.float32)
-            d_prev = tl.load(D0 + state, mask=ok, other=0.0).to(tl.float32)
-            m_prev = tl.load(M0 + state, mask=ok, other=0.0).to(tl.float32)
-        else:
-            n_prev = tl.load(N + out - B * U, mask=ok, other=0.0)
-            d_prev = tl.load(D + out - B * U, mask=ok, other=0.0)
-            m_prev = tl.load(M + out - B * U, mask=ok, other=0.0)
-        n = tl.load(N + out, mask=ok, other=0.0)
-        d = tl.load(D + out, mask=ok, other=0.0)
-        g_t = G + t * B * (NUM_GATES * U)
-        gates_g = tl.load(g_t + g_row, mask=ok, other=0.0)
-        gates_a = tl.load(g_t + g_row + U, mask=ok, other=0.0)
-        gates_c = gates_a
-        if DISCOUNT:
-            gates_c = tl.load(g_t + g_row + 2 * U, mask=ok, other=0.0)
-        p_t = P + t * B * ((NUM_GATES + 1) * U)
-        u = tl.load(p_t + p_row, mask=ok, other=0.0).to(tl.float32)
-
-        # Recompute the step's weights and features.
-        log_a, positive = _log_attention(gates_a, ATTENTION)
-        p, q, _ = _average_weights(
-            d_prev, m_prev, log_a, positive, gates_c, DISCOUNT, ATTENTION
+        dh = dh + tl.load(DH + t * B * U + state, mask=ok, other=0.0)
+        inputs = _step_inputs(
+            t, P, G, N0, D0, M0, N, D, M, B, U, p_row, g_row, state, ok, NUM_GATES
         )
-        tanh_g = _tanh(gates_g)
-        z = u * tanh_g
-        d_inv = 1.0 / (d + (1.0 - _sign(d)))
-        average = n * d_inv
-
-        # Back through h = f_h(n / d) and the running sums.
-        d_average = dh
-        if TANH_HIDDEN:
-            hidden = _tanh(average)
-            d_average = dh * (1.0 - hidden * hidden)
-        dn_t = dn + d_average * d_inv
-        dd_t = dd - d_average * average * d_inv
-        dz = dn_t * q
-        dq = dn_t * z + dd_t
-        d_past = (dn_t * n_prev + dd_t * d_prev) * p
-        d_past = tl.where(d_prev != 0.0, d_past, 0.0)
-        d_u = dz * tanh_g
-        d_g = dz * u * (1.0 - tanh_g * tanh_g)
-        d_a = dq * q * _log_attention_slope(gates_a, ATTENTION)
-        d_c = d_past * _sigmoid(-gates_c)
+        d_u, d_g, d_a, d_c, dn_prev, dd_prev, dm_prev = _step_gradients(
+            dh, dn, dd, inputs, DISCOUNT, ATTENTION, TANH_HIDDEN
+        )
         if HAS_MASK:
-            real = tl.load(MASK + t * B + rows, mask=row_ok, other=0) != 0
-            real = real[:, None]
-            d_u = tl.where(real, d_u, 0.0)
-            d_g = tl.where(real, d_g, 0.0)
-            d_a = tl.where(real, d_a, 0.0)
-            d_c = tl.where(real, d_c, 0.0)
-        dp_t = DP + t * B * ((NUM_GATES + 1) * U)
-        tl.store(dp_t + p_row, d_u, mask=ok)
-        tl.store(dp_t + p_row + U, d_g, mask=ok)
-        tl.store(dp_t + p_row + 2 * U, d_a, mask=ok)
-        if DISCOUNT:
-            tl.store(dp_t + p_row + 3 * U, d_c, mask=ok)
+            real = (tl.load(MASK + t * B + rows, mask=row_ok, other=0) != 0)[:, None]
+            d_u, d_g, d_a, d_c = _where(real, d_u, d_g, d_a, d_c, 0.0, 0.0, 0.0, 0.0)
+        DP_t = DP + t * B * ((NUM_GATES + 1) * U)
+        _store_blocks(DP_t + p_row, U, ok, d_u, d_g, d_a, d_c, NUM_GATES + 1)
         # The matmul reads dG_t back from DP, written by other threads.
         tl.debug_barrier()
-
-        # dh_{t-1} = (dG_t R^T) r: R^T[j, i] = R[i, gate * U + j].
-        dh_prev = tl.full((BLOCK_B, BLOCK_U), 0.0, tl.float32)
-        for gate in range(0, NUM_GATES):
-            dh_prev = _gate_matmul(
-                dh_prev,
-                dp_t + (gate + 1) * U,
-                0,
-                (NUM_GATES + 1) * U,
-                R + gate * U,
-                rows,
-                row_ok,
-                cols,
-                col_ok,
-                U,
-                1,
-                NUM_GATES * U,
-                BLOCK_U,
-                BLOCK_K,
-                RM,
-                False,
-            )
+        # dh_{t-1} = (dG_t R^T) r.
+        dh_prev = _backward_matmul(
+            DP_t, R, rows, row_ok, cols, U, NUM_GATES, BLOCK_B, BLOCK_U, U_PAD, BLOCK_K
+        )
         if HAS_RECURRENT_MASK:
             dh_prev = dh_prev * tl.load(RM + state, mask=ok, other=0.0).to(tl.float32)
-        dn_prev = dn_t * p
-        dd_prev = dd_t * p
-        dm_prev = d_past
         if HAS_MASK:
-            dh_prev = tl.where(real, dh_prev, dh)
-            dn_prev = tl.where(real, dn_prev, dn)
-            dd_prev = tl.where(real, dd_prev, dd)
-            dm_prev = tl.where(real, dm_prev, dm)
+            dh_prev, dn_prev, dd_prev, dm_prev = _where(
+                real, dh_prev, dn_prev, dd_prev, dm_prev, dh, dn, dd, dm
+            )
         dh, dn, dd, dm = dh_prev, dn_prev, dd_prev, dm_prev
-
     tl.store(DH0 + state, dh, mask=ok)
-    tl.store(DN0 + state, dn, mask=ok)
-    tl.store(DD0 + state, dd, mask=ok)
-    tl.store(DM0 + state, dm, mask=ok)
+    _store_state(DN0, DD0, DM0, state, dn, dd, dm, ok)

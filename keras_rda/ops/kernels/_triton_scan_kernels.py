@@ -337,6 +337,83 @@ def adjoint_carry_kernel(
 
 
 @triton.jit
+def chunk_states(
+    z_ptr,
+    la_ptr,
+    lg_ptr,
+    pos_ptr,
+    pos_stride,
+    HAS_POS: tl.constexpr,
+    cn_ptr,
+    cd_ptr,
+    cm_ptr,
+    b,
+    c,
+    units,
+    rows,
+    length,
+    num_units,
+    CHUNK: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
+    """Chunk `c` re-run from its carry: the state before each of its steps,
+    as `[CHUNK, BLOCK]` tiles `(n^, d^, m)`."""
+    n, d, m = load_carry(cn_ptr, cd_ptr, cm_ptr, b, c, units, num_units)
+    tile_n = tl.full((CHUNK, BLOCK), 0.0, tl.float32)
+    tile_d = tile_n
+    tile_m = tile_n
+    for i in range(CHUNK):
+        tile_n = tl.where(rows == i, n[None, :], tile_n)
+        tile_d = tl.where(rows == i, d[None, :], tile_d)
+        tile_m = tl.where(rows == i, m[None, :], tile_m)
+        z, la, lg, pos, valid, _ = load_step(
+            z_ptr,
+            la_ptr,
+            lg_ptr,
+            pos_ptr,
+            pos_stride,
+            b,
+            c * CHUNK + i,
+            units,
+            length,
+            num_units,
+            HAS_POS,
+        )
+        n, d, m, _, _, _ = step(n, d, m, z, la, lg, pos, valid, HAS_POS)
+    return tile_n, tile_d, tile_m
+
+
+@triton.jit
+def step_gradients(
+    x_n,
+    x_d,
+    n_before,
+    d_before,
+    m_before,
+    z,
+    la,
+    lg,
+    pos,
+    valid,
+    grad,
+    HAS_POS: tl.constexpr,
+):
+    """Back through one step from the cotangents `(x_n, x_d)` of the state
+    after it and `grad`, that of its average: the cotangents of the state
+    before it, and the gradients of `(z, log a, log gamma)`."""
+    n, d, _, p, q, attended = step(
+        n_before, d_before, m_before, z, la, lg, pos, valid, HAS_POS
+    )
+    source_n, source_d = average_sources(grad, n, d)
+    x_n += source_n
+    x_d += source_d
+    grad_past = (x_n * n_before + x_d * d_before) * p
+    grad_la = (x_n * z + x_d) * q + tl.where(attended, 0.0, grad_past)
+    grad_lg = tl.where(attended, grad_past, 0.0)
+    return x_n * p, x_d * p, x_n * q, grad_la, grad_lg
+
+
+@triton.jit
 def gradient_kernel(
     z_ptr,
     la_ptr,
@@ -362,29 +439,10 @@ def gradient_kernel(
     units = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     mask = units < num_units
     rows = tl.arange(0, CHUNK)[:, None]
-    # Re-run the chunk, keeping the state before each step in a tile.
-    n, d, m = load_carry(cn_ptr, cd_ptr, cm_ptr, b, c, units, num_units)
-    tile_n = tl.full((CHUNK, BLOCK), 0.0, tl.float32)
-    tile_d = tile_n
-    tile_m = tile_n
-    for i in range(CHUNK):
-        tile_n = tl.where(rows == i, n[None, :], tile_n)
-        tile_d = tl.where(rows == i, d[None, :], tile_d)
-        tile_m = tl.where(rows == i, m[None, :], tile_m)
-        z, la, lg, pos, valid, step_mask = load_step(
-            z_ptr,
-            la_ptr,
-            lg_ptr,
-            pos_ptr,
-            pos_stride,
-            b,
-            c * CHUNK + i,
-            units,
-            length,
-            num_units,
-            HAS_POS,
-        )
-        n, d, m, _, _, _ = step(n, d, m, z, la, lg, pos, valid, HAS_POS)
+    tile_n, tile_d, tile_m = chunk_states(
+        z_ptr, la_ptr, lg_ptr, pos_ptr, pos_stride, HAS_POS, cn_ptr, cd_ptr,
+        cm_ptr, b, c, units, rows, length, num_units, CHUNK, BLOCK,
+    )  # fmt: skip
     # Time in reverse, from the cotangent entering the chunk's end.
     offset = (b * tl.num_programs(2) + c) * num_units + units
     x_n = tl.load(into_n_ptr + offset, mask=mask, other=0.0)
@@ -394,33 +452,26 @@ def gradient_kernel(
         t = c * CHUNK + i
         n_before = row(tile_n, rows, i)
         d_before = row(tile_d, rows, i)
-        m_before = row(tile_m, rows, i)
         z, la, lg, pos, valid, step_mask = load_step(
-            z_ptr,
-            la_ptr,
-            lg_ptr,
-            pos_ptr,
-            pos_stride,
-            b,
-            t,
-            units,
-            length,
-            num_units,
-            HAS_POS,
-        )
-        n, d, _, p, q, attended = step(
-            n_before, d_before, m_before, z, la, lg, pos, valid, HAS_POS
-        )
+            z_ptr, la_ptr, lg_ptr, pos_ptr, pos_stride, b, t, units, length,
+            num_units, HAS_POS,
+        )  # fmt: skip
         offset = (b * length + t) * num_units + units
         grad = tl.load(ga_ptr + offset, mask=step_mask, other=0.0)
-        source_n, source_d = average_sources(grad, n, d)
-        x_n += source_n
-        x_d += source_d
-        grad_past = (x_n * n_before + x_d * d_before) * p
-        grad_la = (x_n * z + x_d) * q + tl.where(attended, 0.0, grad_past)
-        grad_lg = tl.where(attended, grad_past, 0.0)
-        tl.store(gz_ptr + offset, x_n * q, mask=step_mask)
+        x_n, x_d, grad_z, grad_la, grad_lg = step_gradients(
+            x_n,
+            x_d,
+            n_before,
+            d_before,
+            row(tile_m, rows, i),
+            z,
+            la,
+            lg,
+            pos,
+            valid,
+            grad,
+            HAS_POS,
+        )
+        tl.store(gz_ptr + offset, grad_z, mask=step_mask)
         tl.store(gla_ptr + offset, grad_la, mask=step_mask)
         tl.store(glg_ptr + offset, grad_lg, mask=step_mask)
-        x_n *= p
-        x_d *= p

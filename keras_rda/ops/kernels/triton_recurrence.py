@@ -3,18 +3,10 @@
 Computes exactly `keras_rda.ops.rda_recurrence.fused_recurrence`, the RDA
 unit of the RDA paper, section 5 (the RWA being `gamma_t = 1`), with the
 scaled running average of `keras_rda.ops.attention_average` (RWA paper,
-Appendix D): for each step t, with the input projections
-`P_t = [u_t, P^g_t, P^a_t, P^gamma_t]` computed before the loop,
-
-    G_t = P^{g, a, gamma}_t + (h_{t-1} * r) R      r: recurrent dropout mask
-    z_t = u_t tanh(g_t),  a_t = f_a(.),  gamma_t = sigmoid(.)      (sec. 5)
-    m_t = max(m_{t-1} + log gamma_t, log a_t)
-    n_t = n_{t-1} exp(m_{t-1} + log gamma_t - m_t) + z_t exp(log a_t - m_t)
-    d_t = d_{t-1} exp(m_{t-1} + log gamma_t - m_t) + exp(log a_t - m_t)
-    h_t = f_h(n_t / d_t)
-
-(masked steps keep the state and repeat `h_{t-1}`; `h_t` is rounded to the
-dtype of `h_0` every step, as on the portable path).
+Appendix D): the forward step and the closed-form backward step are
+written out once, in `rda_recurrence`'s docstring. Masked steps keep the
+state and repeat `h_{t-1}`; `h_t` is rounded to the dtype of `h_0` every
+step, as on the portable path.
 
 The op. Both passes are one `torch.library` custom op,
 `keras_rda::rda_recurrence`, with its autograd (`register_autograd`) and
@@ -45,13 +37,18 @@ final `(n, d, m)`.
 
 Tiling. The grid runs over tiles of `BLOCK_BATCH` batch rows: rows are
 independent, so the programs never synchronise with each other. A program
-holds all the units, padded to a power of two of at least 16 (`tl.arange`
-and `tl.dot` need it; loads and stores are masked). The recurrent matmul of a
-step reads its left operand (`h_{t-1}` forward, `dG_t` backward) back from
-the output the program has just written (after a barrier), in chunks of
-`BLOCK_K` columns, and `R` in `[BLOCK_K, units]` tiles from the cache at
-every step: at 250 units `R` is 768 KB, more than on-chip memory. The dots
-are float32 (`input_precision="ieee"`, no TF32).
+holds all the units in register tiles as wide as the next power of two
+(at least 16: `tl.arange` and `tl.dot` need powers of two; loads and
+stores are masked). The recurrent matmul of a step reads its left operand
+(`h_{t-1}` forward, `dG_t` backward) back from the output the program has
+just written (after a barrier), in chunks of `BLOCK_K` columns up to the
+units rounded up to a multiple of `BLOCK_K` (not to the power of two: 9
+chunks at 257 units, not 16), and `R` in `[BLOCK_K, units]` tiles from the
+cache at every step: at 250 units `R` is 768 KB, more than on-chip memory.
+`R` goes to the kernels with each gate block zero-padded to that multiple
+of `BLOCK_K` rows and columns (`_padded_recurrent_kernel`), so that its
+rows and blocks start 128-byte aligned. The dots are float32
+(`input_precision="ieee"`, no TF32).
 
 Supports: RDA and RWA (`discount`), attention `exp`, `sigmoid`, `softplus`,
 `relu`, hidden activation `linear` or `tanh`, a step mask, a recurrent
@@ -71,6 +68,8 @@ interpret mode is asked for; the choice holds for the process. Never import
 this module in a process that has loaded TensorFlow: importing Triton there
 aborts it.
 """
+
+import collections
 
 import torch
 
@@ -146,8 +145,8 @@ def shared_memory_bytes(units):
     reports for both kernels compiled for sm_90 at 64, 128, 256 and 512
     padded units.
     """
-    block_u, block_k, _ = _launch_config(units)
-    return 2 * 4 * block_k * (block_u + BLOCK_BATCH)
+    config = _launch_config(units)
+    return 2 * 4 * config.block_k * (config.block_units + BLOCK_BATCH)
 
 
 def recurrence(
@@ -265,19 +264,74 @@ def _kernels(interpret=None):
     return _triton_import.kernel_module("_triton_recurrence_jit", interpret)
 
 
+#: How the kernels are launched at a number of units: `block_units`, the
+#: register tiles' width (a power of two, `tl.arange` needs one);
+#: `block_k`, the columns of the left operand per dot; `padded_units`, the
+#: recurrent matmul's reduction length and the padded width of `R`'s rows
+#: and gate blocks (`units` rounded up to a multiple of `block_k`: what
+#: the K loop runs over, rather than `block_units`); `num_warps`.
+class LaunchConfig(
+    collections.namedtuple(
+        "LaunchConfig", ["block_units", "block_k", "padded_units", "num_warps"]
+    )
+):
+    @property
+    def launch(self):
+        """The launch's block sizes and warps, as keyword arguments."""
+        return dict(
+            BLOCK_B=BLOCK_BATCH,
+            BLOCK_U=self.block_units,
+            BLOCK_K=self.block_k,
+            U_PAD=self.padded_units,
+            num_warps=self.num_warps,
+        )
+
+
 def _launch_config(units):
-    """`(BLOCK_U, BLOCK_K, num_warps)` for `units`.
+    """The `LaunchConfig` for `units`.
 
     A program holds about a dozen `[BLOCK_BATCH, BLOCK_U]` float32 tiles;
     the warps grow with `BLOCK_U` to spread them (ptxas for sm_90 without a
     GPU: 255 registers and a few hundred bytes of spills per thread from 64
     units at 4 warps; at 256 units 128 registers at 16 warps with about
-    1 KB). Not yet tuned on a GPU.
+    1 KB; `benchmarks/kernel_compile.py` measures them). Not yet tuned on a
+    GPU.
     """
     block_u = max(MIN_UNITS, 1 << (units - 1).bit_length())
     block_k = min(block_u, BLOCK_K)
+    padded = -(-units // block_k) * block_k
     num_warps = 4 if block_u <= 64 else (8 if block_u <= 128 else 16)
-    return block_u, block_k, num_warps
+    return LaunchConfig(block_u, block_k, padded, num_warps)
+
+
+def _grid(batch):
+    """One program per tile of `BLOCK_BATCH` rows."""
+    return (triton_cdiv(batch, BLOCK_BATCH),)
+
+
+def _constants(discount, attention, hidden, step_mask, recurrent_mask):
+    """The kernels' `constexpr` switches, as keyword arguments."""
+    return dict(
+        DISCOUNT=discount,
+        ATTENTION=_attention_code(attention),
+        TANH_HIDDEN=hidden == "tanh",
+        HAS_MASK=step_mask is not None,
+        HAS_RECURRENT_MASK=recurrent_mask is not None,
+    )
+
+
+def _padded_recurrent_kernel(recurrent_kernel, padded_units):
+    """`R` `[units, K * units]` as `[padded_units, K * padded_units]`, each
+    gate block zero-padded to `padded_units` rows and columns: every row and
+    block starts at a multiple of `BLOCK_K` floats, so that the kernels'
+    loads of `R` are aligned (vector) loads."""
+    units, width = recurrent_kernel.shape
+    if padded_units == units:
+        return recurrent_kernel.contiguous()
+    extra = padded_units - units
+    blocks = recurrent_kernel.reshape(units, width // units, units)
+    blocks = torch.nn.functional.pad(blocks, (0, extra, 0, 0, 0, extra))
+    return blocks.reshape(padded_units, -1).contiguous()
 
 
 def _attention_code(name):
@@ -326,52 +380,44 @@ def rda_recurrence_op(
         (float32; `gates` `[time, batch, (k - 1) units]`, the others
         `[time, batch, units]`), or empty tensors when `save` is False.
     """
-    kernels = _kernels()
     time, batch, _ = projected.shape
     units = h0.shape[-1]
-    gates_width = (2 if not discount else 3) * units
+    gates_width = (3 if discount else 2) * units
     f32 = dict(dtype=torch.float32, device=projected.device)
     saved_shape = (time, batch) if save else (0, 0)
     hidden = torch.empty((time, batch, units), dtype=h0.dtype, device=h0.device)
     gates = torch.empty(saved_shape + (gates_width,), **f32)
-    numerators = torch.empty(saved_shape + (units,), **f32)
-    denominators = torch.empty(saved_shape + (units,), **f32)
-    log_scales = torch.empty(saved_shape + (units,), **f32)
+    numerators, denominators, log_scales = (
+        torch.empty(saved_shape + (units,), **f32) for _ in range(3)
+    )
     n, d, m = (torch.empty((batch, units), **f32) for _ in range(3))
-    projected = projected.contiguous()
     step_mask = _step_mask(mask, time, batch)
-    block_u, block_k, num_warps = _launch_config(units)
-    grid = (triton_cdiv(batch, BLOCK_BATCH),)
-    kernels.forward_kernel[grid](
-        projected,
-        recurrent_kernel.contiguous(),
-        h0.contiguous(),
-        n0.contiguous(),
-        d0.contiguous(),
-        m0.contiguous(),
-        projected if step_mask is None else step_mask,
-        projected if recurrent_mask is None else recurrent_mask.contiguous(),
-        hidden,
-        gates,
-        numerators,
-        denominators,
-        log_scales,
-        n,
-        d,
-        m,
-        time,
-        batch,
-        units,
-        DISCOUNT=discount,
-        ATTENTION=_attention_code(attention_activation),
-        TANH_HIDDEN=hidden_activation == "tanh",
-        HAS_MASK=step_mask is not None,
-        HAS_RECURRENT_MASK=recurrent_mask is not None,
+    config = _launch_config(units)
+    _kernels().forward_kernel[_grid(batch)](
+        P=projected.contiguous(),
+        R=_padded_recurrent_kernel(recurrent_kernel, config.padded_units),
+        H0=h0.contiguous(),
+        N0=n0.contiguous(),
+        D0=d0.contiguous(),
+        M0=m0.contiguous(),
+        MASK=projected if step_mask is None else step_mask,
+        RM=projected if recurrent_mask is None else recurrent_mask.contiguous(),
+        H=hidden,
+        G=gates,
+        N=numerators,
+        D=denominators,
+        M=log_scales,
+        N_LAST=n,
+        D_LAST=d,
+        M_LAST=m,
+        T=time,
+        B=batch,
+        U=units,
         SAVE=save,
-        BLOCK_B=BLOCK_BATCH,
-        BLOCK_U=block_u,
-        BLOCK_K=block_k,
-        num_warps=num_warps,
+        **_constants(
+            discount, attention_activation, hidden_activation, step_mask, recurrent_mask
+        ),
+        **config.launch,
     )
     return (
         hidden,
@@ -450,53 +496,45 @@ def rda_recurrence_backward_op(
         `(d_projected, d_h0, d_n0, d_d0, d_m0)`, float32; the gate blocks of
         `d_projected` are `dG_t`.
     """
-    kernels = _kernels()
     time, batch, width = projected.shape
     units = n0.shape[-1]
     f32 = dict(dtype=torch.float32, device=projected.device)
     d_projected = torch.empty((time, batch, width), **f32)
     d_h0, d_n0, d_d0, d_m0 = (torch.empty((batch, units), **f32) for _ in range(4))
     step_mask = _step_mask(mask, time, batch)
-    block_u, block_k, num_warps = _launch_config(units)
-    grid = (triton_cdiv(batch, BLOCK_BATCH),)
-    projected = projected.contiguous()
+    config = _launch_config(units)
 
     def f32_contiguous(x):
         return x.to(torch.float32).contiguous()
 
-    kernels.backward_kernel[grid](
-        projected,
-        recurrent_kernel.contiguous(),
-        n0.contiguous(),
-        d0.contiguous(),
-        m0.contiguous(),
-        projected if step_mask is None else step_mask,
-        projected if recurrent_mask is None else recurrent_mask.contiguous(),
-        gates,
-        numerators,
-        denominators,
-        log_scales,
-        f32_contiguous(d_hidden),
-        f32_contiguous(d_n),
-        f32_contiguous(d_d),
-        f32_contiguous(d_m),
-        d_projected,
-        d_h0,
-        d_n0,
-        d_d0,
-        d_m0,
-        time,
-        batch,
-        units,
-        DISCOUNT=discount,
-        ATTENTION=_attention_code(attention_activation),
-        TANH_HIDDEN=hidden_activation == "tanh",
-        HAS_MASK=step_mask is not None,
-        HAS_RECURRENT_MASK=recurrent_mask is not None,
-        BLOCK_B=BLOCK_BATCH,
-        BLOCK_U=block_u,
-        BLOCK_K=block_k,
-        num_warps=num_warps,
+    _kernels().backward_kernel[_grid(batch)](
+        P=projected.contiguous(),
+        R=_padded_recurrent_kernel(recurrent_kernel, config.padded_units),
+        N0=n0.contiguous(),
+        D0=d0.contiguous(),
+        M0=m0.contiguous(),
+        MASK=projected if step_mask is None else step_mask,
+        RM=projected if recurrent_mask is None else recurrent_mask.contiguous(),
+        G=gates,
+        N=numerators,
+        D=denominators,
+        M=log_scales,
+        DH=f32_contiguous(d_hidden),
+        DN_T=f32_contiguous(d_n),
+        DD_T=f32_contiguous(d_d),
+        DM_T=f32_contiguous(d_m),
+        DP=d_projected,
+        DH0=d_h0,
+        DN0=d_n0,
+        DD0=d_d0,
+        DM0=d_m0,
+        T=time,
+        B=batch,
+        U=units,
+        **_constants(
+            discount, attention_activation, hidden_activation, step_mask, recurrent_mask
+        ),
+        **config.launch,
     )
     return d_projected, d_h0, d_n0, d_d0, d_m0
 

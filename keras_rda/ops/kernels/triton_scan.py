@@ -200,31 +200,29 @@ def _scan_op(
     batch, length, units = z.shape
     block = _block_units(units)
     num_chunks = -(-length // chunk_size)
-    chunk_arrays = [z.new_empty((batch, num_chunks, units)) for _ in range(4)]
     grid = (batch, -(-units // block), num_chunks)
-    pos_args = _pos_args(z, pos)
+    inputs = _step_inputs(z, la, lg, pos)
     config = dict(CHUNK=chunk_size, BLOCK=block, num_warps=NUM_WARPS)
+    sizes = dict(length=length, num_units=units)
+    summary = [z.new_empty((batch, num_chunks, units)) for _ in range(4)]
     kernels["summary"][grid](
-        z, la, lg, *pos_args, *chunk_arrays, length, units, **config
-    )
+        **inputs, **dict(zip(("n_ptr", "d_ptr", "m_ptr", "g_ptr"), summary)),
+        **sizes, **config,
+    )  # fmt: skip
     carries = [z.new_empty((batch, num_chunks, units)) for _ in range(3)]
     final = [z.new_empty((batch, units)) for _ in range(3)]
     kernels["carry"][grid[:2]](
-        *chunk_arrays,
-        n0,
-        d0,
-        m0,
-        *carries,
-        *final,
-        num_chunks,
-        units,
-        BLOCK=block,
-        num_warps=NUM_WARPS,
-    )
+        **dict(zip(("sn_ptr", "sd_ptr", "sm_ptr", "sg_ptr"), summary)),
+        n0_ptr=n0, d0_ptr=d0, m0_ptr=m0,
+        **dict(zip(("cn_ptr", "cd_ptr", "cm_ptr"), carries)),
+        **dict(zip(("fn_ptr", "fd_ptr", "fm_ptr"), final)),
+        num_chunks=num_chunks, num_units=units, BLOCK=block, num_warps=NUM_WARPS,
+    )  # fmt: skip
     averages = torch.empty_like(z)
     kernels["average"][grid](
-        z, la, lg, *pos_args, *carries, averages, length, units, **config
-    )
+        **inputs, **dict(zip(("cn_ptr", "cd_ptr", "cm_ptr"), carries)),
+        out_ptr=averages, **sizes, **config,
+    )  # fmt: skip
     return (averages, *final, *carries)
 
 
@@ -260,40 +258,31 @@ def _scan_backward_op(
     block = _block_units(units)
     num_chunks = carry_n.shape[1]
     grid = (batch, -(-units // block), num_chunks)
-    pos_args = _pos_args(z, pos)
+    inputs = _step_inputs(z, la, lg, pos)
     config = dict(CHUNK=chunk_size, BLOCK=block, num_warps=NUM_WARPS)
-    carries = (carry_n, carry_d, carry_m)
+    sizes = dict(length=length, num_units=units)
+    carries = dict(cn_ptr=carry_n, cd_ptr=carry_d, cm_ptr=carry_m)
     sent = [z.new_empty((batch, num_chunks, units)) for _ in range(3)]
+    sent_names = ("sent_n_ptr", "sent_d_ptr", "product_ptr")
     kernels["adjoint_summary"][grid](
-        z, la, lg, *pos_args, grad_averages, *carries, *sent, length, units, **config
+        **inputs, ga_ptr=grad_averages, **carries, **dict(zip(sent_names, sent)),
+        **sizes, **config,
+    )  # fmt: skip
+    into = dict(
+        into_n_ptr=z.new_empty((batch, num_chunks, units)),
+        into_d_ptr=z.new_empty((batch, num_chunks, units)),
     )
-    into = [z.new_empty((batch, num_chunks, units)) for _ in range(2)]
     grad_initial = [z.new_empty((batch, units)) for _ in range(2)]
     kernels["adjoint_carry"][grid[:2]](
-        *sent,
-        grad_n,
-        grad_d,
-        *into,
-        *grad_initial,
-        num_chunks,
-        units,
-        BLOCK=block,
-        num_warps=NUM_WARPS,
-    )
+        **dict(zip(sent_names, sent)), gn_ptr=grad_n, gd_ptr=grad_d, **into,
+        gn0_ptr=grad_initial[0], gd0_ptr=grad_initial[1],
+        num_chunks=num_chunks, num_units=units, BLOCK=block, num_warps=NUM_WARPS,
+    )  # fmt: skip
     grads = [torch.empty_like(z) for _ in range(3)]
     kernels["gradient"][grid](
-        z,
-        la,
-        lg,
-        *pos_args,
-        grad_averages,
-        *carries,
-        *into,
-        *grads,
-        length,
-        units,
-        **config,
-    )
+        **inputs, ga_ptr=grad_averages, **carries, **into,
+        **dict(zip(("gz_ptr", "gla_ptr", "glg_ptr"), grads)), **sizes, **config,
+    )  # fmt: skip
     return (*grads, *grad_initial)
 
 
@@ -359,12 +348,16 @@ def _block_units(units):
     return min(BLOCK_UNITS, 1 << max(0, units - 1).bit_length())
 
 
-def _pos_args(z, pos):
-    """`(pointer, units stride, HAS_POS)`: a `[batch, time, 1]` mask is read
-    with a units stride of 0; without a mask, `z` stands in (never read)."""
+def _step_inputs(z, la, lg, pos):
+    """The per-step inputs of a kernel, as its keyword arguments: a
+    `[batch, time, 1]` mask is read with a units stride of 0; without a
+    mask, `z` stands in (never read)."""
     if pos is None:
-        return z, 0, False
-    return pos, 1 if pos.shape[-1] != 1 else 0, True
+        pos_args = dict(pos_ptr=z, pos_stride=0, HAS_POS=False)
+    else:
+        stride = 1 if pos.shape[-1] != 1 else 0
+        pos_args = dict(pos_ptr=pos, pos_stride=stride, HAS_POS=True)
+    return dict(z_ptr=z, la_ptr=la, lg_ptr=lg, **pos_args)
 
 
 # --- the kernels ------------------------------------------------------------
