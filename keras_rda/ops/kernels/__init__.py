@@ -78,6 +78,16 @@ MAX_GRID_YZ = 65535
 #: "scan" (ParallelRDA), the device class `device_class`'s. `"auto"` runs a
 #: kernel only here. No record shows one faster yet, so it is empty.
 MEASURED_FASTER = {}
+#: Kernels that never enter `MEASURED_FASTER` (a test refuses the entry),
+#: whatever a record shows: `(kernel, backend)` -> why. `use_kernel=True`
+#: still runs them.
+NEVER_AUTO = {
+    ("recurrence", "jax"): (
+        "the Pallas recurrence compiles for minutes (about 350 s forward and "
+        "530 s backward at 250 units, for an H100) and ptxas reports 44-161 KB "
+        "of register spills in it (issue 81): it stays out of use_kernel='auto'"
+    ),
+}
 
 #: What a layer asks a kernel to compute, for the size and shared-memory
 #: checks: `kernel` "recurrence" or "scan"; the sequence's `batch` and

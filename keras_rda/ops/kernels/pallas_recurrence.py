@@ -3,17 +3,9 @@
 Computes exactly `keras_rda.ops.rda_recurrence.fused_recurrence`, the RDA
 unit of the RDA paper, section 5 (the RWA being `gamma_t = 1`), with the
 scaled running average of `keras_rda.ops.attention_average` (RWA paper,
-Appendix D): for each step t, with the input projections
-`P_t = [u_t, P^g_t, P^a_t, P^gamma_t]` computed before the loop,
-
-    G_t = P^{g, a, gamma}_t + (h_{t-1} * r) R      r: recurrent dropout mask
-    z_t = u_t tanh(g_t),  a_t = f_a(.),  gamma_t = sigmoid(.)      (sec. 5)
-    m_t = max(m_{t-1} + log gamma_t, log a_t)
-    n_t = n_{t-1} exp(m_{t-1} + log gamma_t - m_t) + z_t exp(log a_t - m_t)
-    d_t = d_{t-1} exp(m_{t-1} + log gamma_t - m_t) + exp(log a_t - m_t)
-    h_t = f_h(n_t / d_t)
-
-(masked steps keep the state and repeat `h_{t-1}`).
+Appendix D): the forward step and the closed-form backward step are
+written out once, in `rda_recurrence`'s docstring. Masked steps keep the
+state and repeat `h_{t-1}`.
 
 Passes. The forward pass is one `pallas_call`: the whole time loop is a
 `lax.fori_loop` inside the kernel, and the state `(h, n, d, m)` stays in

@@ -73,8 +73,25 @@ def test_every_measured_entry_names_a_committed_record():
     for (kernel, backend, device_class), record in kernels.MEASURED_FASTER.items():
         assert kernel in ("recurrence", "scan")
         assert backend in kernels.KERNEL_BACKENDS
+        assert (kernel, backend) not in kernels.NEVER_AUTO, kernels.NEVER_AUTO[
+            kernel, backend
+        ]
         assert device_class.startswith("sm_")
         assert (root / record).is_file(), record
+
+
+def test_the_pallas_recurrence_stays_out_of_auto_for_good():
+    """Its compile takes minutes and spills (issue 81): no record may put it
+    in `MEASURED_FASTER`, and the guide says so with the reason."""
+    import pathlib
+
+    assert "compiles for minutes" in kernels.NEVER_AUTO["recurrence", "jax"]
+    root = pathlib.Path(__file__).resolve().parents[3]
+    guide = (root / "docs" / "guides" / "backends-and-performance.md").read_text()
+    assert (
+        'The Pallas recurrence (`RDA` and `RWA` on JAX) stays out of `"auto"` '
+        "for good" in " ".join(guide.split())
+    )
 
 
 def test_auto_is_the_portable_path_where_nothing_is_measured(on_a_gpu):
