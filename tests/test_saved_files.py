@@ -1,11 +1,11 @@
-"""`.keras` files saved before the library/lab split load with today's code.
+"""`.keras` files saved by an earlier commit load with today's code.
 
-`tests/data/*.keras` were written by `tests/data/save_every_unit.py` run on
-commit 1a0f59f (one small model of every public unit, with random non-zero
-weights); `every_unit_outputs.npz` holds the inputs and that code's outputs.
-Loading them now must give the same outputs, without a warning of this
-package's: the registered names, the configs and the weight order have not
-changed.
+`tests/data/*.keras` were written by `tests/data/save_every_unit.py` (one
+small model of every public unit, with random non-zero weights) at the
+commit that last changed them (`git log tests/data`);
+`every_unit_outputs.npz` holds the inputs and that code's outputs. Loading
+them now must give the same outputs, without a warning of this package's:
+the registered names, the configs and the weight order have not changed.
 """
 
 import pathlib
@@ -28,7 +28,7 @@ def test_every_public_unit_has_a_saved_file():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_a_file_saved_before_the_split_loads_with_the_same_outputs(name):
+def test_a_saved_file_loads_with_the_same_outputs(name):
     # Quietly, too: no warning of this package's (their configs hold every
     # argument of their day, `unit_discount_bias` among them).
     with warnings.catch_warnings(record=True) as caught:

@@ -28,9 +28,6 @@ from keras_rda.utils import keras_compat
 from keras_rda.utils import validation
 from keras_rda.utils.initializers import independent
 
-# How the gate weight matrices are drawn (see `BaseRDACell`).
-KERNEL_INIT_SCHEMES = ("paper", "per_block")
-
 # The unit computes in these dtypes; under any other compute dtype (float16,
 # bfloat16 under mixed precision) it computes in float32 (see `BaseRDACell`,
 # Numerics) and returns outputs in the compute dtype.
@@ -55,6 +52,11 @@ def lstm_argument_counterparts(discount=True, variant=False):
         "Use `use_kernel` of the `RDA`, `RWA` and `ParallelRDA` layers (the fused "
         "GPU kernel, chosen as `use_cudnn` chooses cuDNN)."
     )
+    recurrent_initializer = (
+        "Use `kernel_initializer`: as in the papers it draws each gate's matrix "
+        "over all that the gate reads (`[x_t, h_{t-1}]`, whose rows for "
+        "`h_{t-1}` are the `recurrent_kernel`) as one matrix."
+    )
     if not discount:
         return {
             "activation": "The RWA's activations are the paper's and fixed (exp "
@@ -66,6 +68,7 @@ def lstm_argument_counterparts(discount=True, variant=False):
             "averages the whole past); the RDA's discount, which forgets, takes "
             "`unit_discount_bias`.",
             "use_cudnn": kernel,
+            "recurrent_initializer": recurrent_initializer,
         }
     activation = "Use `hidden_activation` (f_h) and `output_activation` (f_o)"
     if variant:
@@ -79,6 +82,7 @@ def lstm_argument_counterparts(discount=True, variant=False):
         "discount gate's bias starts at 1, as the forget gate's does), or "
         "`discount_bias_initializer`.",
         "use_cudnn": kernel,
+        "recurrent_initializer": recurrent_initializer,
     }
 
 
@@ -86,24 +90,6 @@ def cast_like(values, like):
     """Each of `values` cast to the dtype of the tensor at its place in
     `like` (a step's new states in the dtypes its states came in)."""
     return [ops.cast(value, other.dtype) for value, other in zip(values, like)]
-
-
-def per_block_initializer(initializer, rows, units, num_blocks, name):
-    """Initialises each `[rows, units]` gate block of a concatenated kernel
-    separately, so that a fan-based initialiser (Glorot) sees the shape of one
-    gate's matrix, as in the paper (section 6.1: Xavier per weight matrix).
-    Each block is its own draw (`keras_rda.utils.initializers.independent`,
-    keyed `{name}/{block}`)."""
-
-    def init(shape, dtype=None):
-        del shape
-        blocks = [
-            independent(initializer, f"{name}/{block}")((rows, units), dtype=dtype)
-            for block in range(num_blocks)
-        ]
-        return ops.concatenate(blocks, axis=1)
-
-    return init
 
 
 class BaseRDACell(BaseCell):
@@ -127,18 +113,13 @@ class BaseRDACell(BaseCell):
       `bias_initializer`.
     - `initial_state`: `[units]` (`s0`), only with `learn_initial_state`.
 
-    Initialisation (`kernel_init_scheme`): `"paper"` draws, as both papers
-    do (RWA paper section 3.1, RDA paper section 6.1), each gate matrix
-    `W_g`, `W_a`(, `W_gamma`) as one `[input_dim + units, units]` matrix
-    over `[x_t, h_{t-1}]` from `kernel_initializer` (Glorot: fan-in
-    `input_dim + units`) and `W_u` as `[input_dim, units]`, then splits the
-    rows into `kernel` and `recurrent_kernel`; `recurrent_initializer` is
-    unused. `"per_block"` (this package's earlier scheme, and the only one
-    where the gates read only `x_t`) draws each `[input_dim, units]` input
-    block from `kernel_initializer` and each `[units, units]` recurrent
-    block from `recurrent_initializer` separately, which makes Glorot's
-    input blocks `sqrt((input_dim + 2 units) / (input_dim + units))` times
-    wider than the paper's.
+    Initialisation, as both papers do (RWA paper section 3.1, RDA paper
+    section 6.1): each gate matrix `W_g`, `W_a`(, `W_gamma`) is one matrix
+    over what the gate reads, `[input_dim + units, units]` over
+    `[x_t, h_{t-1}]` (`[input_dim, units]` where the gates read only
+    `x_t`), drawn from `kernel_initializer` (Glorot: fan-in
+    `input_dim + units`), and `W_u` is `[input_dim, units]`; the rows of
+    each gate matrix are then split into `kernel` and `recurrent_kernel`.
 
     State: `[h, n, d, m]` (`[n, d, m]` where the gates read only `x_t`),
     each `[batch, units]`: the hidden state `h_t`, the numerator and
@@ -172,7 +153,6 @@ class BaseRDACell(BaseCell):
             `discount_bias_initializer`, which sets that block instead).
         learn_initial_state: whether `s0` is a weight (only where the gates
             read `h_{t-1}`).
-        kernel_init_scheme: one of `KERNEL_INIT_SCHEMES`.
         **kwargs: `BaseCell` arguments (the `*_initializer`s the subclass
             lists in `config_arguments`, regularizers, constraints, dropout,
             seed) and those of `keras.layers.Layer`.
@@ -194,8 +174,6 @@ class BaseRDACell(BaseCell):
         "learn_initial_state",
         "use_bias",
         "kernel_initializer",
-        "recurrent_initializer",
-        "kernel_init_scheme",
         "bias_initializer",
         "initial_state_initializer",
     )
@@ -210,7 +188,6 @@ class BaseRDACell(BaseCell):
         use_bias=True,
         unit_discount_bias=False,
         learn_initial_state=False,
-        kernel_init_scheme="per_block",
         **kwargs,
     ):
         super().__init__(units, **kwargs)
@@ -233,9 +210,6 @@ class BaseRDACell(BaseCell):
         self.learn_initial_state = validation.boolean(
             "learn_initial_state", learn_initial_state
         )
-        self.kernel_init_scheme = validation.one_of(
-            "kernel_init_scheme", kernel_init_scheme, KERNEL_INIT_SCHEMES
-        )
         self.state_size = [self.units] * (4 if self.gates_read_hidden else 3)
         self.output_size = self.units
 
@@ -253,25 +227,31 @@ class BaseRDACell(BaseCell):
 
     # ----------------------------------------------------------------- weights
 
-    def _paper_kernels(self, input_dim):
+    def _kernel_initializers(self, input_dim):
         """The papers' draw: `W_u` `[input_dim, units]`, and each gate's
-        `W_g`, `W_a`(, `W_gamma`) as one `[input_dim + units, units]` matrix
-        over `[x_t, h_{t-1}]` (fan-in `input_dim + units`), all from
-        `kernel_initializer`, each matrix its own draw (`independent`),
+        `W_g`, `W_a`(, `W_gamma`) as one matrix over what the gates read,
+        `[input_dim + units, units]` over `[x_t, h_{t-1}]` (fan-in
+        `input_dim + units`) or `[input_dim, units]` over `x_t` alone, all
+        from `kernel_initializer`, each matrix its own draw (`independent`),
         split by rows into `kernel` and `recurrent_kernel`.
+
+        Args:
+            input_dim: the feature size of `x_t`.
 
         Returns:
             `(kernel_init, recurrent_init)`: initializers returning those
-            parts of one draw.
+            parts of one draw (`recurrent_init` is None where the gates read
+            only `x_t`).
         """
         units = self.units
+        gate_rows = input_dim + (units if self.gates_read_hidden else 0)
         draw = {}
 
         def matrices(dtype):
             if dtype not in draw:
-                joint = [
+                gates = [
                     independent(self.kernel_initializer, f"gate_{block}")(
-                        (input_dim + units, units), dtype=dtype
+                        (gate_rows, units), dtype=dtype
                     )
                     for block in range(1, self.num_blocks)
                 ]
@@ -279,9 +259,9 @@ class BaseRDACell(BaseCell):
                     (input_dim, units), dtype=dtype
                 )
                 kernel = ops.concatenate(
-                    [features] + [w[:input_dim] for w in joint], axis=1
+                    [features] + [w[:input_dim] for w in gates], axis=1
                 )
-                recurrent = ops.concatenate([w[input_dim:] for w in joint], axis=1)
+                recurrent = [w[input_dim:] for w in gates]
                 draw[dtype] = (kernel, recurrent)
             return draw[dtype]
 
@@ -289,24 +269,9 @@ class BaseRDACell(BaseCell):
             return matrices(dtype)[0]
 
         def recurrent_init(shape, dtype=None):
-            return matrices(dtype)[1]
+            return ops.concatenate(matrices(dtype)[1], axis=1)
 
-        return kernel_init, recurrent_init
-
-    def _kernel_initializers(self, input_dim):
-        """`(kernel_init, recurrent_init)` of `kernel_init_scheme`."""
-        if self.kernel_init_scheme == "paper":
-            return self._paper_kernels(input_dim)
-        units, k = self.units, self.num_blocks
-        kernel_init = per_block_initializer(
-            self.kernel_initializer, input_dim, units, k, "kernel"
-        )
-        recurrent_init = None
-        if self.gates_read_hidden:
-            recurrent_init = per_block_initializer(
-                self.recurrent_initializer, units, units, k - 1, "recurrent"
-            )
-        return kernel_init, recurrent_init
+        return kernel_init, recurrent_init if self.gates_read_hidden else None
 
     def build_bias(self):
         """`bias` `[num_blocks * units]` (None without `use_bias`): every block

@@ -100,16 +100,12 @@ class RDACell(BaseRDACell):
             ten steps from being forgotten before training begins (see
             docs/guides/choosing-a-unit.md).
         kernel_initializer: initializer of the weight matrices. Default
-            `"glorot_uniform"` (section 6.1: Xavier). With the default
-            `kernel_init_scheme="paper"` it draws each gate's matrix over
-            `[x_t, h_{t-1}]` whole (fan-in `input_dim + units`).
-        recurrent_initializer: initializer of each block of
-            `recurrent_kernel` with `kernel_init_scheme="per_block"`
-            (unused with `"paper"`). Default `"glorot_uniform"`.
+            `"glorot_uniform"` (section 6.1: Xavier). It draws each gate's
+            matrix over `[x_t, h_{t-1}]` whole (fan-in `input_dim + units`),
+            whose rows are then split into `kernel` and `recurrent_kernel`
+            (see `keras_rda.cells.base_rda_cell.BaseRDACell`).
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default `"zeros"`.
-        kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
-            `keras_rda.cells.base_rda_cell.BaseRDACell` and docs/guides/rwa-and-rda.md.
         kernel_regularizer: regularizer of `kernel`.
         recurrent_regularizer: regularizer of `recurrent_kernel`.
         bias_regularizer: regularizer of `bias`.
@@ -199,10 +195,8 @@ class RDACell(BaseRDACell):
         unit_discount_bias=True,
         discount_bias_initializer=None,
         kernel_initializer="glorot_uniform",
-        recurrent_initializer="glorot_uniform",
         bias_initializer="zeros",
         initial_state_initializer="zeros",
-        kernel_init_scheme="paper",
         kernel_regularizer=None,
         recurrent_regularizer=None,
         bias_regularizer=None,

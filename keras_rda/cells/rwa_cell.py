@@ -34,17 +34,13 @@ class RWACell(BaseRDACell):
         use_bias: whether the unit uses the biases `b_u, b_g, b_a`.
         kernel_initializer: initializer of the weight matrices. Default
             `"glorot_uniform"` (section 3.1: the Glorot uniform range of every
-            `W`). With the default `kernel_init_scheme="paper"` it draws
-            each gate's matrix over `[x_t, h_{t-1}]` whole (fan-in
-            `input_dim + units`).
-        recurrent_initializer: initializer of each block of
-            `recurrent_kernel` with `kernel_init_scheme="per_block"`
-            (unused with `"paper"`). Default `"glorot_uniform"`.
+            `W`). It draws each gate's matrix over `[x_t, h_{t-1}]` whole
+            (fan-in `input_dim + units`), whose rows are then split into
+            `kernel` and `recurrent_kernel` (see
+            `keras_rda.cells.base_rda_cell.BaseRDACell`).
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default (None)
             `RandomNormal(stddev=sqrt(3))`, the paper's `N(0, 3)`.
-        kernel_init_scheme: `"paper"` (default) or `"per_block"`: see
-            `keras_rda.cells.base_rda_cell.BaseRDACell` and docs/guides/rwa-and-rda.md.
         kernel_regularizer: regularizer of `kernel`.
         recurrent_regularizer: regularizer of `recurrent_kernel`.
         bias_regularizer: regularizer of `bias`.
@@ -116,10 +112,8 @@ class RWACell(BaseRDACell):
         learn_initial_state=True,
         use_bias=True,
         kernel_initializer="glorot_uniform",
-        recurrent_initializer="glorot_uniform",
         bias_initializer="zeros",
         initial_state_initializer=None,
-        kernel_init_scheme="paper",
         kernel_regularizer=None,
         recurrent_regularizer=None,
         bias_regularizer=None,

@@ -35,12 +35,9 @@ class RDA(BaseRDALayer):
         discount_bias_initializer: initializer of the discount gate's bias
             block alone, replacing `unit_discount_bias` where given (see
             `RDACell`). Default None.
-        kernel_initializer: initializer of the weight matrices. Default
+        kernel_initializer: initializer of the weight matrices, each gate's
+            over `[x_t, h_{t-1}]` drawn whole (see `RDACell`). Default
             `"glorot_uniform"`.
-        recurrent_initializer: initializer of each block of
-            `recurrent_kernel` with `kernel_init_scheme="per_block"`.
-        kernel_init_scheme: `"paper"` (default) or `"per_block"` (see
-            `RDACell`).
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default `"zeros"`.
         kernel_regularizer: regularizer of `kernel`.
@@ -129,8 +126,6 @@ class RDA(BaseRDALayer):
         unit_discount_bias=True,
         discount_bias_initializer=None,
         kernel_initializer="glorot_uniform",
-        recurrent_initializer="glorot_uniform",
-        kernel_init_scheme="paper",
         bias_initializer="zeros",
         initial_state_initializer="zeros",
         kernel_regularizer=None,

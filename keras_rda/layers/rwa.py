@@ -23,12 +23,9 @@ class RWA(BaseRDALayer):
         learn_initial_state: whether `s0` is trained (`h_0 = tanh(s0)`, as in
             the paper; default True). If False, `h_0 = 0`.
         use_bias: whether to use the biases `b_u, b_g, b_a`.
-        kernel_initializer: initializer of the weight matrices. Default
+        kernel_initializer: initializer of the weight matrices, each gate's
+            over `[x_t, h_{t-1}]` drawn whole (see `RWACell`). Default
             `"glorot_uniform"`.
-        recurrent_initializer: initializer of each block of
-            `recurrent_kernel` with `kernel_init_scheme="per_block"`.
-        kernel_init_scheme: `"paper"` (default) or `"per_block"` (see
-            `RWACell`).
         bias_initializer: initializer of the biases. Default `"zeros"`.
         initial_state_initializer: initializer of `s0`. Default (None)
             `RandomNormal(stddev=sqrt(3))`, the paper's `N(0, 3)`.
@@ -109,8 +106,6 @@ class RWA(BaseRDALayer):
         learn_initial_state=True,
         use_bias=True,
         kernel_initializer="glorot_uniform",
-        recurrent_initializer="glorot_uniform",
-        kernel_init_scheme="paper",
         bias_initializer="zeros",
         initial_state_initializer=None,
         kernel_regularizer=None,

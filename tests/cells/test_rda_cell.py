@@ -293,6 +293,8 @@ def test_bad_arguments_raise_value_error_naming_them(kwargs, argument):
         (keras_rda.RWACell, "activation", "fixed"),
         (keras_rda.RWACell, "recurrent_activation", "fixed"),
         (keras_rda.RWACell, "unit_forget_bias", "no discount"),
+        (keras_rda.RDACell, "recurrent_initializer", "`kernel_initializer`"),
+        (keras_rda.RWACell, "recurrent_initializer", "`kernel_initializer`"),
     ],
 )
 def test_an_lstm_argument_names_the_cells_counterpart(cls, argument, counterpart):
@@ -346,7 +348,6 @@ def test_paper_initialisation_is_one_glorot_matrix_over_x_and_h(cls):
     recurrent rows have the same spread; W_u has fan-in input_dim."""
     input_dim, units = 2, 250
     cell = cls(units)
-    assert cell.kernel_init_scheme == "paper"
     cell.build((None, input_dim))
     limit = np.sqrt(6.0 / (input_dim + units + units))
     inputs_rows, recurrent_rows = [], []
@@ -362,32 +363,6 @@ def test_paper_initialisation_is_one_glorot_matrix_over_x_and_h(cls):
     w_u = np.asarray(cell.kernel)[:, :units]
     u_limit = np.sqrt(6.0 / (input_dim + units))
     assert u_limit * 0.95 < np.abs(w_u).max() <= u_limit
-
-
-def test_per_block_initialisation_keeps_the_earlier_scheme():
-    """`kernel_init_scheme="per_block"`: input blocks [2, 250] and recurrent
-    blocks [250, 250] drawn separately, the input rows ~1.4x wider."""
-    cell = keras_rda.RDACell(250, kernel_init_scheme="per_block")
-    cell.build((None, 2))
-    matrices = gate_matrices(cell, 2)
-    input_rows = np.concatenate([m[:2] for m in matrices])
-    recurrent_rows = np.concatenate([m[2:] for m in matrices])
-    assert np.abs(recurrent_rows).max() <= np.sqrt(6.0 / 500)
-    assert np.abs(input_rows).max() > np.sqrt(6.0 / 500) * 1.2
-    np.testing.assert_allclose(
-        np.std(input_rows) / np.std(recurrent_rows), np.sqrt(500 / 252), rtol=0.08
-    )
-
-
-def test_kernel_init_scheme_in_config_and_validated():
-    cell = keras_rda.RDACell(4, kernel_init_scheme="per_block")
-    assert cell.get_config()["kernel_init_scheme"] == "per_block"
-    layer = keras_rda.RWA(4, kernel_init_scheme="per_block")
-    assert keras_rda.RWA.from_config(layer.get_config()).cell.kernel_init_scheme == (
-        "per_block"
-    )
-    with pytest.raises(ValueError, match="argument `kernel_init_scheme`"):
-        keras_rda.RDACell(4, kernel_init_scheme="glorot")
 
 
 def test_only_relu_attention_with_a_learned_s0_empties_to_s0():

@@ -1,10 +1,16 @@
-"""Save one small model of every public unit with the code of commit 1a0f59f.
+"""Save one small model of every public unit: the fixtures of
+`tests/test_saved_files.py`.
 
-That commit is the last before the library/lab split (the base-class
-renames, the schedules' own package, the memory step in one place). Run on
-it, `python tests/data/save_every_unit.py tests/data`; the files it wrote
-are the fixtures of `tests/test_saved_files.py`, which loads them with
-today's code and checks the weights and outputs.
+`python tests/data/save_every_unit.py tests/data` writes one `.keras` file
+per unit (random non-zero weights) and `every_unit_outputs.npz` (the inputs
+and the outputs of the code that saved them). The committed files are those
+of the commit that last wrote them (`git log tests/data`);
+`tests/test_saved_files.py` loads them with today's code and checks the
+outputs, so that a change to a config, a registered name or the weight
+order shows. Write them anew only for such a change made on purpose (the
+files before were written before the library/lab split, at 1a0f59f, and
+rewritten when `kernel_init_scheme` and the RWA/RDA `recurrent_initializer`
+were removed).
 """
 
 import sys

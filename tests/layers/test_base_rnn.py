@@ -83,6 +83,11 @@ def test_config_is_flat_and_rebuilds_the_layer(make):
         ),
         (lambda: keras_rda.RDA(3, use_cudnn=False), "use_cudnn", "`use_kernel`"),
         (
+            lambda: keras_rda.RWA(3, recurrent_initializer="orthogonal"),
+            "recurrent_initializer",
+            "`kernel_initializer`",
+        ),
+        (
             lambda: keras_rda.RWA(3, unit_forget_bias=True),
             "unit_forget_bias",
             "no discount",
