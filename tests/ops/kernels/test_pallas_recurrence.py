@@ -178,6 +178,54 @@ def test_outputs_and_gradients_equal_the_portable_path(
     assert_same(run_both(spec, operands, rng))
 
 
+# (name, time, batch, units, discount, attention, hidden, mask, dropout): the
+# real widths (issue 81): 70 units in two column blocks of 64 (128 padded),
+# 250 in four, 257 in eight (512 padded).
+WIDE_CASES = [
+    ("rda-70", 3, 2, 70, True, "sigmoid", "linear", True, True),
+    ("rwa-250", 3, 2, 250, False, "exp", "tanh", True, False),
+    pytest.param(
+        "rda-257",
+        2,
+        2,
+        257,
+        True,
+        "sigmoid",
+        "tanh",
+        False,
+        True,
+        marks=pytest.mark.slow(reason="about 40 s in Pallas's interpreter"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "time,batch,units,discount,attention,hidden,mask,dropout",
+    [
+        pytest.param(*case.values[1:], marks=case.marks)
+        if isinstance(case, type(pytest.param()))
+        else case[1:]
+        for case in WIDE_CASES
+    ],
+    ids=[getattr(case, "values", case)[0] for case in WIDE_CASES],
+)
+def test_real_widths_equal_the_portable_path(
+    time, batch, units, discount, attention, hidden, mask, dropout
+):
+    """At 70, 250 and 257 units the recurrent matmul sums over several
+    column blocks and the padding is wide: outputs and gradients equal the
+    portable path (a sum of `units` float32 products per gate, so 1e-4)."""
+    rng = np.random.default_rng(units)
+    spec = make_spec(units, discount, attention, hidden)
+    operands = make_operands(
+        rng, time, batch, units, discount, mask=mask, recurrent_mask=dropout
+    )
+    # A recurrent kernel of Glorot's scale, so that the gates stay O(1).
+    projected, kernel, *rest = operands
+    operands = (projected, kernel * np.sqrt(1.0 / units) / 0.7, *rest)
+    assert_same(run_both(spec, operands, rng), rtol=1e-4)
+
+
 def test_several_batch_tiles_and_column_blocks(monkeypatch):
     """Two programs on the grid (batch 20 > one tile of 16) and two column
     blocks of the units (17 units padded to 32, blocks of 16), so that the
