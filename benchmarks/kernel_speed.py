@@ -13,6 +13,9 @@ and range):
 - `forward` and `forward+backward` of the layer alone, returning every
   step (`jax.jit` of its stateless call, and of its gradient; on PyTorch
   the call under `no_grad`, and the call with `backward`).
+- `first_call_s` of every row: the first call's seconds (tracing and
+  compiling, the kernels' included), timed before the rounds, so that
+  compile time is reported apart from the steady state.
 
 Targets (issue 68): the RDA's and RWA's training step at most 0.5x the
 LSTM's at batch 100, 250 units, T = 100 and 1,000; ParallelRDA forward and
@@ -34,6 +37,7 @@ interpret mode (correct, not fast).
 import argparse
 import os
 import statistics
+import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -260,7 +264,22 @@ def measure_config(batch, units, length, names, args):
     return rows
 
 
+def first_call_seconds(calls):
+    """Seconds of each call's first run (tracing and compiling it, the
+    kernels' too, then one run), timed before the interleaved rounds so
+    that compilation is reported apart from the steady state."""
+    seconds = {}
+    for name, fn in calls.items():
+        synchronize()
+        start = time.perf_counter()
+        fn()
+        synchronize()
+        seconds[name] = time.perf_counter() - start
+    return seconds
+
+
 def _rows(batch, units, length, part, calls, args):
+    first = first_call_seconds(calls)
     timed = milliseconds(calls, args.warmup, args.rounds)
     reference = timed.get("LSTM", {}).get("median_ms")
     rows = []
@@ -275,12 +294,13 @@ def _rows(batch, units, length, part, calls, args):
                 "model": name,
                 **t,
                 "ratio_to_lstm": ratio,
+                "first_call_s": first[name],
             }
         )
         print(
             f"batch {batch:>3} units {units:>3} T {length:>5} {part:<16} "
             f"{name:<20} {t['median_ms']:9.3f} ms "
-            f"({t['min_ms']:.3f}-{t['max_ms']:.3f})"
+            f"({t['min_ms']:.3f}-{t['max_ms']:.3f}), first call {first[name]:.1f} s"
             + ("" if ratio is None else f"  {ratio:.2f}x LSTM"),
             flush=True,
         )

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Issue 68 on a lent GPU, in one call of at most 9 minutes:
+#   0. benchmarks/kernel_compile.py: the Triton kernels compiled ahead of
+#      time for sm_80 and sm_90 (registers, spills, shared memory, compile
+#      seconds), as CI does without a GPU;
 #   1. the kernel tests, compiled on the GPU: tests/ops/kernels and the
 #      layers' kernel tests on JAX (Pallas), then on PyTorch (Triton);
 #   2. benchmarks/kernel_speed.py on JAX, then on PyTorch: the baselines
-#      (Keras's LSTM, torch.nn.LSTM, today's RDA/RWA/ParallelRDA) and the
-#      kernels, training step and layer forward/backward, interleaved;
+#      (Keras's LSTM, saying whether it took cuDNN, torch.nn.LSTM, today's
+#      RDA/RWA/ParallelRDA) and the kernels, training step and layer
+#      forward/backward, interleaved; each row's first call (tracing and
+#      compiling) timed apart from its rounds (`first_call_s`);
 #   3. the enwik8 loop on JAX at the paper preset (the layers' "auto"
 #      takes the kernel where it can run), against the record's 24.1 steps/s.
 # Each part has its own time limit, so a slow part cannot take the others'.
 #
-# Writes to $OUT: tests-jax.log, tests-torch.log, jax_kernel_speed.json,
-# torch_kernel_speed.json, kernel-speed-*.log, enwik8-jax_speed.json,
-# enwik8-run.log. Then, in the repository:
+# Writes to $OUT: kernel_compile.json, kernel-compile.log, tests-jax.log,
+# tests-torch.log, jax_kernel_speed.json, torch_kernel_speed.json,
+# kernel-speed-*.log, enwik8-jax_speed.json, enwik8-run.log. Then, in the repository:
 #   cp $FILES/jax_kernel_speed.json   results/benchmarks/h200/
 #   cp $FILES/torch_kernel_speed.json results/benchmarks/h200/
 #   keras-rda report
@@ -37,15 +42,20 @@ mkdir -p "$OUT"
 if [ "${GPU_DRY_RUN:-0}" = 1 ]; then
   export KERAS_RDA_KERNEL_INTERPRET=1
   BENCH=(--quick)
+  COMPILE=(--units 17 --targets 90)
   TESTS=(tests/ops/kernels/test_dispatch.py)
   ENWIK8=(--scale tiny --steps 3 --repeats 2 --warmup 2 --eval-segments 1)
 else
   BENCH=()
+  COMPILE=()
   TESTS=(tests/ops/kernels tests/layers/test_kernel_layers.py)
   ENWIK8=(--scale paper --steps 10 --repeats 7 --warmup 3 --eval-segments 2)
 fi
 { nvidia-smi --query-gpu=name,memory.total --format=csv 2>/dev/null; date -u; } > "$OUT/device.txt"
 
+timeout -k 10 "${COMPILE_S:-120}" "$PY" benchmarks/kernel_compile.py "${COMPILE[@]}" \
+  --json "$OUT/kernel_compile.json" > "$OUT/kernel-compile.log" 2>&1
+echo "compile check: exit $?" >> "$OUT/device.txt"
 for backend in jax torch; do
   KERAS_BACKEND=$backend timeout -k 10 "${TESTS_S:-75}" "$PY" -m pytest -q -x \
     -p no:cacheprovider "${TESTS[@]}" > "$OUT/tests-$backend.log" 2>&1
