@@ -50,7 +50,13 @@ def _torch_function():
         @staticmethod
         def forward(ctx, f, *tensors):
             outputs, ctx.grad = f(*tensors)
-            return tuple(outputs)
+            # New tensor objects on the same storage: autograd attaches this
+            # node to the tensors returned, and `grad` usually keeps the
+            # outputs it computed. Returned as they are, they would hold the
+            # node that holds `grad` that holds them, a cycle through C++
+            # that Python's collector cannot free: every step's saved
+            # tensors would stay in memory.
+            return tuple(output.detach() for output in outputs)
 
         @staticmethod
         def backward(ctx, *upstream):

@@ -3,6 +3,7 @@ gradient it defines, on every backend."""
 
 import keras
 import numpy as np
+import pytest
 
 from keras_rda.ops import custom_gradient
 
@@ -56,3 +57,37 @@ def test_every_output_passes_its_upstream_gradient():
     dx, dy = (keras.ops.convert_to_numpy(g) for g in _gradients(*tensors))
     np.testing.assert_allclose(dx, 10.0 * (c1 * y + c2), rtol=1e-5)
     np.testing.assert_allclose(dy, 10.0 * (c1 * x + c2), rtol=1e-5)
+
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "torch",
+    reason="PyTorch's autograd graph and the tensors its nodes keep",
+)
+def test_a_training_step_frees_what_the_gradient_kept():
+    """The RDA's gradient function keeps its forward pass's saved tensors:
+    once a training step is over, they are gone. A node that held them in
+    a cycle through autograd leaked every step's saved tensors (about
+    125 MB a step for an RDA of 250 units, batch 100, T = 100)."""
+    import gc
+
+    import torch
+
+    import keras_rda
+
+    model = keras.Sequential(
+        [keras.Input((5, 2)), keras_rda.RDA(8), keras.layers.Dense(1)]
+    )
+    model.compile("adam", "mse")
+    x = np.random.default_rng(0).random((3, 5, 2), np.float32)
+    y = np.ones((3, 1), np.float32)
+
+    def live_tensors():
+        gc.collect()
+        return sum(isinstance(o, torch.Tensor) for o in gc.get_objects())
+
+    model.train_on_batch(x, y)  # builds the optimizer's slots
+    before = live_tensors()
+    for _ in range(3):
+        model.train_on_batch(x, y)
+    assert live_tensors() == before
