@@ -2,8 +2,8 @@
 
 The README's speed table: the RDA and RWA layers, `ParallelRDA` and a DNC
 with Uniform Writing against Keras's LSTM, on a CPU and on a GPU. Nothing is
-timed here: every figure is the LSTM's time per training step over the
-unit's, both taken from one record, so from one run in one process, as the
+timed here: every figure is the unit's time per training step over the
+LSTM's (lower is faster), both taken from one record, so from one run in one process, as the
 benchmark scripts measured them (`rnn_speed.py`, `parallel_rda_speed.py`,
 `memory_speed.py`). The record written is a table record that names its
 sources; `keras-rda report` renders it.
@@ -29,14 +29,14 @@ ROWS = [
         "`RDA` layer",
         "250 units, batch 100, T = 1,000",
         "LSTM",
-        ("tensorflow_250units", 1000, True, "RDA layer"),
+        ("tensorflow_cpu_training_step", 1000, True, "RDA layer"),
         ("h100/jax_rnn_speed", 1000, True, "RDA layer"),
     ),
     (
         "`RWA` layer",
         "250 units, batch 100, T = 1,000",
         "LSTM",
-        ("tensorflow_250units", 1000, True, "RWA layer"),
+        ("tensorflow_cpu_training_step", 1000, True, "RWA layer"),
         ("h100/jax_rnn_speed", 1000, True, "RWA layer"),
     ),
     (
@@ -87,11 +87,13 @@ def device(record):
     return f"{machine['usable_cores']}-core CPU"
 
 
-def speedup_cell(results_dir, source, reference):
+def time_ratio_cell(results_dir, source, reference):
+    """`(ratio text, where, record name)`: the model's time over the
+    reference's in one record."""
     name, length, xla, model = source
     record = json.loads((results_dir / "benchmarks" / f"{name}.json").read_text())
-    ratio = step_ms(record, length, xla, reference) / step_ms(
-        record, length, xla, model
+    ratio = step_ms(record, length, xla, model) / step_ms(
+        record, length, xla, reference
     )
     where = f"{device(record)}, {record_backend(record)}, XLA {'on' if xla else 'off'}"
     return f"{ratio:.2f}x", where, name
@@ -120,7 +122,7 @@ def summary_table(results_dir=RESULTS):
     for unit, sizes, reference, *measured in ROWS:
         row = [unit, sizes]
         for source in measured:
-            ratio, where, name = speedup_cell(results_dir, source, reference)
+            ratio, where, name = time_ratio_cell(results_dir, source, reference)
             row.append((ratio, where))
             if f"results/benchmarks/{name}.json" not in sources:
                 sources.append(f"results/benchmarks/{name}.json")
@@ -141,9 +143,9 @@ def summary_table(results_dir=RESULTS):
         "align": ["---", "---", "---:", "---:"],
         "rows": rows,
         "notes": [
-            "Speed-up of one training step (forward, backward, Adam) over "
-            "`keras.layers.LSTM` of the same size timed in the same run: the "
-            "LSTM's time per step over the unit's, higher is faster. For the "
+            "Time of one training step (forward, backward, Adam) over the time "
+            "of `keras.layers.LSTM` of the same size timed in the same run "
+            "(lower is faster: 0.50x trains in half the LSTM's time). For the "
             "DNC the reference is its LSTM controller alone.",
             "Gathered from the records "
             + ", ".join(

@@ -31,3 +31,23 @@ def test_the_table_names_each_source_records_rounds():
         record = json.loads((REPO_ROOT / source).read_text())
         count = record.get("settings", {}).get("repeats", record.get("rounds"))
         assert f"`{source}` ({count} rounds)" in notes
+
+
+def test_a_cell_is_the_units_time_over_the_references(tmp_path):
+    """Every page gives speed one way: the unit's time over the reference's
+    (lower is faster), so a unit twice as fast as the LSTM reads 0.50x."""
+    record = {
+        "machine": {"usable_cores": 2, "accelerators": []},
+        "backend": "jax",
+        "rows": [
+            {"length": 100, "xla": True, "model": "LSTM", "ms_per_step": 80.0},
+            {"length": 100, "xla": True, "model": "RDA layer", "ms_per_step": 40.0},
+        ],
+    }
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "fake.json").write_text(json.dumps(record))
+    with benchmark_script("speed_summary") as speed_summary:
+        cell = speed_summary.time_ratio_cell(
+            tmp_path, ("fake", 100, True, "RDA layer"), "LSTM"
+        )
+    assert cell == ("0.50x", "2-core CPU, JAX, XLA on", "fake")

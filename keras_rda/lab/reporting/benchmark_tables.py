@@ -280,8 +280,8 @@ def profile_record_markdown(data, top=4):
 
 def parallel_speed_record_markdown(data):
     """`parallel_rda_speed.py`: a row per (backend, T, XLA), a column per
-    layer, each cell its time per training step and, in brackets, the
-    speed-up over `keras.layers.LSTM` of the same row (higher is faster);
+    layer, each cell its time per training step and, in brackets, that time
+    over `keras.layers.LSTM`'s in the same row (lower is faster);
     then, where the record has them, each layer's first training step."""
     environment = next(iter(data["environments"].values()))
     settings = data["settings"]
@@ -294,8 +294,8 @@ def parallel_speed_record_markdown(data):
         f"{settings['units']} units, batch {settings['batch_size']}, input dim "
         f"{settings['input_dim']}, median {settings.get('clock', 'wall')} time "
         f"of {settings['repeats']} steps ({settings['long_repeats']} at "
-        "T = 10,000). Time per training step and, in brackets, the speed-up "
-        "over `keras.layers.LSTM` (higher is faster):"
+        "T = 10,000). Time per training step and, in brackets, that time over "
+        "`keras.layers.LSTM`'s (lower is faster):"
     )
     models = list(dict.fromkeys(row["model"] for row in data["rows"]))
     groups = {}
@@ -325,7 +325,7 @@ def parallel_speed_record_markdown(data):
             lambda row: (
                 "fails"
                 if "error" in row
-                else f"{row['ms_per_step']:.1f} ms ({row['speedup_vs_LSTM']:.2f}x)"
+                else f"{row['ms_per_step']:.1f} ms ({1 / row['speedup_vs_LSTM']:.2f}x)"
             )
         ),
     ]
