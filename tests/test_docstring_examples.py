@@ -81,18 +81,46 @@ def _ones_like_input(model):
     return np.ones(shape, "float32")
 
 
+#: `name = ...  # [2, 50]`: an example's claim of the shape of what it made.
+SHAPE_COMMENT = re.compile(r"^(\w+) = .*#\s*\[([\d, ]+)\]", re.M)
+
+
+def shape_claims(block):
+    """`{name: shape}` of the `# [d0, d1, ...]` comments of an example."""
+    return {
+        name: tuple(int(d) for d in dims.split(","))
+        for name, dims in SHAPE_COMMENT.findall(block)
+    }
+
+
+def test_shape_claims_are_read_from_the_comments():
+    block = "y = layer(x)   # [2, 50]\nz = 1  # a number\nw = f()  # [3]\n"
+    assert shape_claims(block) == {"y": (2, 50), "w": (3,)}
+
+
 @pytest.mark.parametrize("cls, block", EXAMPLES)
 def test_docstring_example_runs(cls, block):
+    """The example runs; every tensor it says the shape of (`# [2, 50]`) has
+    that shape; every single-input model it builds maps ones of its input
+    shape to finite outputs of the shape it declares."""
     module = importlib.import_module(cls.__module__)
     namespace = dict(vars(module))
     namespace.update(keras=keras, keras_rda=keras_rda, np=np)
     exec(compile(block, f"<{cls.__name__} example>", "exec"), namespace)  # noqa: S102
+    for name, shape in shape_claims(block).items():
+        assert tuple(keras.ops.shape(namespace[name])) == shape, name
     models = [v for v in namespace.values() if isinstance(v, keras.Model)]
     for model in models:
         x = _ones_like_input(model)
         if x is not None:
             y = keras.ops.convert_to_numpy(model(x))
             assert np.all(np.isfinite(y))
+            declared = model.output_shape
+            if isinstance(declared, tuple):
+                assert y.shape[1:] == tuple(
+                    y.shape[i + 1] if d is None else d
+                    for i, d in enumerate(declared[1:])
+                )
 
 
 #: The backend whose process may import each family of kernel modules.
