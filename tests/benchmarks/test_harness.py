@@ -64,9 +64,12 @@ def test_a_cell_is_the_median_range_and_ratio_to_the_reference():
 #: Scripts of `benchmarks/` that time nothing: the harness itself, the
 #: reporting of records (`speed_summary.py`, `enwik8_plot.py`) and the
 #: analyses that train or compute what a paper page shows (to leave
-#: `benchmarks/`, issue 82). They may import no benchmark either.
+#: `benchmarks/`, issue 82), and `kernel_compile.py`, which records the
+#: compiler's figures (registers, spills, shared memory) and times no step.
+#: They may import no benchmark either.
 NOT_BENCHMARKS = {
     "harness",
+    "kernel_compile",
     "speed_summary",
     "enwik8_plot",
     "attention_table1",

@@ -68,8 +68,8 @@ def test_jax_equals_tensorflow_from_the_same_weights(tmp_path):
     )
     assert (tf_run["backend"], jax_run["backend"]) == ("tensorflow", "jax")
     # The runs are not trivially alike: the state moved off zero and the
-    # update changed the loss.
-    assert np.abs(np.array(tf_run["state"][0])).max() > 1e-3
+    # update changed the loss (the state of two small steps is of order 1e-4).
+    assert np.abs(np.array(tf_run["state"][0])).max() > 1e-5
     assert tf_run["bpc"][0] != tf_run["bpc"][1]
     np.testing.assert_allclose(jax_run["bpc"], tf_run["bpc"], rtol=1e-5)
     for jax_state, tf_state in zip(jax_run["state"], tf_run["state"], strict=True):
