@@ -161,21 +161,24 @@ class BaseMemoryRNN(BaseRNN):
         round_trip = any(
             keras.backend.standardize_dtype(s.dtype) != "float32" for s in like
         )
-        # Time-major throughout: each piece is a slice of `steps` and each
-        # piece's `[o_t, r_t]` is projected once for the whole sequence, so
-        # the batch/time swaps (and their gradients) happen once per call,
-        # not once per stretch.
+        # Time-major throughout: each piece is a slice of `steps`, so the
+        # batch/time swaps (and their gradients) happen once per call, not
+        # once per stretch. Each piece comes back as `y_t`, projected inside
+        # the loop that makes it: a loop's per-step outputs are what its
+        # gradient copies (on TensorFlow under XLA the backward loop copies
+        # the whole `[S, B, width]` output gradient every step, O(S^2)), so
+        # they are `output_size` wide, not `[o_t, r_t]`'s H + R * W.
         steps = ops.transpose(sequences, (1, 0, 2))  # [T, B, input_dim]
         runs = schedule_runs(access, attend)
-        pieces = []  # [S, B, H + R * W] each
+        pieces = []  # [S, B, output_size] each
         offset = 0
         block, repeats = repeated_block(runs, cell.cache_size)
         if self.loop_intervals and repeats > 1:
             offset = block[-1][1] * repeats
-            features, state = self._interval_loop(
+            outputs, state = self._interval_loop(
                 steps[:offset], state, like, block, repeats, round_trip, training
             )
-            pieces.append(features)
+            pieces.append(outputs)
             runs = [
                 (start - offset, stop - offset, a, b)
                 for start, stop, a, b in runs[len(block) * repeats :]
@@ -183,8 +186,8 @@ class BaseMemoryRNN(BaseRNN):
             steps = steps[offset:]
         more, state = self._runs(steps, runs, state, like, offset, round_trip, training)
         pieces += more
-        features = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
-        outputs = ops.transpose(cell.project(features), (1, 0, 2))
+        outputs = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
+        outputs = ops.transpose(outputs, (1, 0, 2))
         return outputs[:, -1], outputs, cell.pack_states(state, like)
 
     def _runs(self, steps, runs, state, like, offset, round_trip, training):
@@ -196,42 +199,52 @@ class BaseMemoryRNN(BaseRNN):
             offset: the steps done before `steps[0]` (a Python int).
 
         Returns:
-            `(pieces, MemoryState after them)`: a list of `[S_i, B, H + R * W]`.
+            `(pieces, MemoryState after them)`: a list of `[S_i, B,
+            output_size]`, each run's `y_t`.
         """
         cell = self.cell
         pieces = []
         for start, stop, accesses, attends in runs:
             inputs = steps[start:stop]
             if not accesses and not attends:
-                features, state = cell.steps_without_access(
+                outputs, state = cell.steps_without_access(
                     inputs,
                     state,
                     offset + start,
                     training=training,
                     unroll=self.unroll or stop - start <= UNROLL_LIMIT,
                 )
-                pieces.append(features)
+                pieces.append(self._project_steps(outputs))
                 continue
             if stop - start > UNROLL_LIMIT:
-                features, state = self._loop(
+                outputs, state = self._loop(
                     inputs, state, like, accesses, attends, training
                 )
-                pieces.append(features)
+                pieces.append(outputs)
                 continue
             for t in range(stop - start):
-                feature, state = cell.step(
+                output, state = cell.step(
                     inputs[t],
                     state,
                     state.step + 1,
                     access=accesses,
                     attend=attends,
                     training=training,
-                    project=False,
                 )
                 if round_trip:  # the state's dtype between steps, as the cell
                     state = cell.unpack_states(cell.pack_states(state, like))
-                pieces.append(feature[None])
+                pieces.append(output[None])
         return pieces, state
+
+    def _project_steps(self, features):
+        """`y_t` of a stretch's `[o_t, r]`: `[S, B, H + R * W]` -> `[S, B,
+        output_size]`, projected as one 2-D matmul (a `Dense` on 3-D inputs
+        is a tensordot whose transposes' gradients XLA cannot fold inside
+        the interval loop when the batch size is traced)."""
+        length = features.shape[0]
+        flat = ops.reshape(features, (-1, features.shape[-1]))
+        outputs = self.cell.project(flat)
+        return ops.reshape(outputs, (length, -1, outputs.shape[-1]))
 
     def _interval_loop(self, steps, state, like, block, repeats, round_trip, training):
         """`repeats` equal write intervals in one loop over intervals.
@@ -248,7 +261,7 @@ class BaseMemoryRNN(BaseRNN):
             block: the runs of one interval, `P` steps in all.
 
         Returns:
-            `(features [repeats * P, B, H + R * W], MemoryState after them)`.
+            `(outputs [repeats * P, B, output_size], MemoryState after them)`.
         """
         cell = self.cell
         period = block[-1][1]
@@ -265,10 +278,10 @@ class BaseMemoryRNN(BaseRNN):
                 round_trip,
                 training,
             )
-            features = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
-            return features, cell.pack_states(new, flat)
+            outputs = ops.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
+            return outputs, cell.pack_states(new, flat)
 
-        _, features, last = keras_compat.rnn(
+        _, outputs, last = keras_compat.rnn(
             interval,
             intervals,
             cell.pack_states(state, like),
@@ -276,10 +289,10 @@ class BaseMemoryRNN(BaseRNN):
             time_major=True,
             return_all_outputs=True,
         )
-        features = ops.reshape(
-            features, (repeats * period, shape[1], features.shape[-1])
+        outputs = ops.reshape(
+            outputs, (repeats * period, shape[1], outputs.shape[-1])
         )
-        return features, cell.unpack_states(list(last))
+        return outputs, cell.unpack_states(list(last))
 
     def _loop(self, inputs, state, like, access, attend, training):
         """A long run of alike steps in the backend's loop.
@@ -288,8 +301,8 @@ class BaseMemoryRNN(BaseRNN):
             inputs: `[S, B, input_dim]`, time-major.
 
         Returns:
-            `(features [S, B, H + R * W], MemoryState after the run)`: each
-            step's `[o_t, r_t]`, which the caller projects to `y_t`.
+            `(outputs [S, B, output_size], MemoryState after the run)`: each
+            step's `y_t`.
         """
         cell = self.cell
 
@@ -302,7 +315,6 @@ class BaseMemoryRNN(BaseRNN):
                 access=access,
                 attend=attend,
                 training=training,
-                project=False,
             )
             return output, cell.pack_states(new, states)
 
