@@ -345,7 +345,36 @@ def parallel_speed_record_markdown(data):
 
 
 #: `benchmark` name in a record -> its renderer.
+def zoo_step_record_markdown(data):
+    """`zoo_step_speed.py`: a row per (length, batch, units, model), its
+    median training step and that time over the reference model's."""
+    machine = machine_text(data)
+    versions = data.get("versions", {})
+    backend = data.get("backend", versions.get("backend", ""))
+    header = (
+        f"{machine}; {backend} {versions.get(backend, '')}, keras "
+        f"{versions.get('keras', '')}; task `{data['task']}`, XLA "
+        f"{'on' if data.get('xla') else 'off'}, median {data.get('clock', 'wall')} "
+        f"time of {data['repeats']} interleaved steps; ratio = time / "
+        f"`{data['reference']}`'s of the same row's sizes (lower is faster):"
+    )
+    lines = [
+        header,
+        "",
+        "| length | steps | batch | units | model | ms / step | ratio |",
+        "|---:|---:|---:|---:|---|---:|---:|",
+    ]
+    for row in data["rows"]:
+        lines.append(
+            f"| {row['seq_len']} | {row['steps_per_sequence']} | {row['batch']} | "
+            f"{row['units']} | `{row['model']}` | {row['ms']:.0f} | "
+            f"{row['ratio']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 RENDERERS = {
+    "zoo_step_speed": zoo_step_record_markdown,
     "rnn_cost": cost_record_markdown,
     "rnn_profile": profile_record_markdown,
     "parallel_rda_speed": parallel_speed_record_markdown,

@@ -865,6 +865,7 @@ TIMING_TABLES = (
     "comparison_cost",
     "enwik8_speed",
     "enwik8_loop_speed",
+    "kernel_compile",
     "speed_summary",
     "tensorarray_gradient",
 )

@@ -412,3 +412,36 @@ def test_every_committed_benchmark_record_renders(name):
     renamed in a script would otherwise surface only in `keras-rda report`)."""
     text = report.render(RECORDS[name], name)
     assert text.count("\n|") >= 3, text
+
+
+def test_zoo_step_record_gives_a_row_per_size_and_model():
+    """A `zoo_step_speed.py` record: each row's time and its ratio to the
+    reference model at the same sizes."""
+    rows = [
+        {
+            "seq_len": 50,
+            "steps_per_sequence": 101,
+            "batch": 64,
+            "units": 100,
+            "model": model,
+            "ms": ms,
+            "ratio": ms / 80.0,
+        }
+        for model, ms in (("lstm", 80.0), ("dnc", 200.0))
+    ]
+    record = {
+        "benchmark": "zoo_step_speed",
+        "backend": "tensorflow",
+        "task": "uw-copy",
+        "xla": True,
+        "clock": "cpu",
+        "repeats": 7,
+        "reference": "lstm",
+        "versions": {"tensorflow": "2.0", "keras": "3.0"},
+        "machine": {"usable_cores": 2, "accelerators": []},
+        "rows": rows,
+    }
+    text = benchmark_tables.benchmark_markdown(record)
+    assert "task `uw-copy`, XLA on" in text
+    assert "| 50 | 101 | 64 | 100 | `dnc` | 200 | 2.50 |" in text
+    assert "| 50 | 101 | 64 | 100 | `lstm` | 80 | 1.00 |" in text
