@@ -34,3 +34,14 @@ for backend in "${backends[@]}"; do
     --models "${models[@]}" "${reference[@]}" --floors "${floors[@]}" \
     --json "$out/${backend}_cpu_training_step_t10000.json"
 done
+
+# Where the time goes: the per-op profiles of one training step's gradient.
+if [[ " ${backends[*]} " == *" jax "* ]]; then
+  KERAS_BACKEND=jax python benchmarks/rnn_profile.py --length 100 --repeats 3 --top 6 \
+    --json "$out/jax_rnn_profile_250units_t100.json"
+fi
+if [[ " ${backends[*]} " == *" tensorflow "* ]]; then
+  KERAS_BACKEND=tensorflow python benchmarks/rnn_profile.py --length 100 --repeats 3 --top 8 \
+    --models LSTM 'RDA layer' 'RWA layer' 'RDA layer (autodiff)' \
+    --json "$out/tensorflow_rnn_profile_250units_t100.json"
+fi
