@@ -3,10 +3,10 @@
 The README's speed table: the RDA and RWA layers, `ParallelRDA` and a DNC
 with Uniform Writing against Keras's LSTM, on a CPU and on a GPU. Nothing is
 timed here: every figure is the unit's time per training step over the
-LSTM's (lower is faster), both taken from one record, so from one run in one process, as the
-benchmark scripts measured them (`rnn_speed.py`, `parallel_rda_speed.py`,
-`memory_speed.py`). The record written is a table record that names its
-sources; `keras-rda report` renders it.
+LSTM's (lower is faster), both taken from one record, so from one run in
+one process, as the benchmark scripts measured them (`rnn_speed.py`,
+`parallel_rda_speed.py`, `memory_speed.py`). The record written is a
+table record that names its sources; `keras-rda report` renders it.
 
     python benchmarks/speed_summary.py                 # print the table
     python benchmarks/speed_summary.py --json results/benchmarks/speed_summary.json

@@ -96,7 +96,7 @@ def main(argv=None):
                     model.train_on_batch(x, y, sample_weight=weight)
                     first[name] = time.perf_counter() - start
 
-                    def step(model=model):
+                    def step(model=model, x=x, y=y, weight=weight):
                         model.train_on_batch(x, y, sample_weight=weight)
 
                     calls[name] = step
