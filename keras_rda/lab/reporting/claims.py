@@ -37,10 +37,10 @@ runs are pooled) and what to read from it (`value`):
   `steps_run`, `seconds` (the run's wall-clock seconds);
 - table and benchmark records (with `rows`): `row`, the row whose cells
   equal `where` (by column name for list rows), its `column`/`field`;
-- trial records (with `trials`, e.g. `benchmarks/attention_table1.py`):
-  `epochs_to_100` (fewest epochs to 100% over the matching trials' learning
-  rates; never reaching it reads "more than the epochs run") or
-  `best_accuracy`;
+- trial records (with `trials`, e.g. those of
+  `keras_rda.lab.diagnostics.attention_table1`): `epochs_to_100` (fewest
+  epochs to 100% over the matching trials' learning rates; never reaching
+  it reads "more than the epochs run") or `best_accuracy`;
 - enwik8 records: `enwik8`, the `field` of `model`'s run.
 
 Several runs (seeds, policies) are combined by `aggregate` (`median` by
@@ -80,18 +80,23 @@ never contradicted by a run stopped short (it may meet it later). A tie
 or a threshold no unit met within the run contradicts nothing.
 
 A claim's `budget` is the paper's (a dict, or a list of dicts for claims
-with parts of different budgets), each naming the `readings` (labels; all
-run and trial readings by default) it applies to and any of `steps`,
-`epochs` (with `steps_per_epoch` for run records), `seeds` and `scale`
-(the paper's sizes in words, shown beside a record's smaller `scale`; a
-`part` names the entry in the note). What the runs took is read from
-their records (`ran`). They fall short (`shortfalls`) where a run stopped
-before the paper's steps or epochs (other than at its threshold, under
-`--until-threshold`; a trial: other than at 100%), where fewer seeds ran
-than the paper's, or where a record ran at a scale other than the
-paper's (its `scale`). The note of every claim in the verdict table says
-the steps (or epochs), seeds and CPU-hours its runs took and, where they
-fell short of the paper's budget, how far.
+with parts of different budgets), each citing where the paper states it
+(`source`: a section, table, figure or appendix), naming the `readings`
+(labels; all run and trial readings by default) it applies to and any of
+`steps`, `epochs` (with `steps_per_epoch` for run records), `seeds` and
+`scale` (the paper's sizes in words; a `part` names the entry in the
+note). Where the paper reports the steps (or epochs) at which a unit got
+there, that number is its budget. Where the paper states none of them,
+`unstated` says what it leaves out, and the note says so. What the runs
+took is read from their records (`ran`). They fall short
+(`shortfalls`) where a run stopped before the paper's steps or epochs
+(other than at its threshold, under `--until-threshold`; a trial: other
+than at 100%), where fewer seeds ran than the paper's, or, where the
+entry states the paper's `scale`, where a record ran at another (its
+`scale`: a preset's name, which flags such as `--seq-len` may override,
+so it is not read alone). The note of every claim in the verdict table
+says the steps (or epochs), seeds and CPU-hours its runs took, where
+the paper states its budget, and how far short of it they fell.
 """
 
 import dataclasses
@@ -563,6 +568,7 @@ def budgets(claim):
 
 
 BUDGET_KEYS = (
+    "source",
     "part",
     "readings",
     "scale",
@@ -570,7 +576,10 @@ BUDGET_KEYS = (
     "epochs",
     "steps_per_epoch",
     "seeds",
+    "unstated",
 )
+# The keys of a budget entry that say what the paper ran.
+BUDGET_AMOUNTS = ("scale", "steps", "epochs", "seeds")
 
 
 def _percent(fraction):
@@ -595,10 +604,14 @@ def _entry_shortfalls(claim, entry, results_dir):
     if not pieces:
         raise ValueError(f"claim {claim.get('id')!r}: the budget reads no run")
     out = []
+    # A record's scale is its preset's name; flags may set the paper's sizes
+    # (e.g. `--seq-len`), so only an entry that states the paper's sizes
+    # says that a record at another scale falls short of them.
     scales = sorted({d["scale"] for _, d, _, _ in pieces if d.get("scale")} - {"paper"})
-    if scales:
-        paper = f" (the paper's: {entry['scale']})" if entry.get("scale") else ""
-        out.append(f"at the {' and '.join(scales)} scale{paper}")
+    if scales and entry.get("scale"):
+        out.append(
+            f"at the {' and '.join(scales)} scale (the paper's: {entry['scale']})"
+        )
     runs = [item for kind, _, item, _ in pieces if kind == "run"]
     # A run that stopped at its threshold is done; any other ran its steps.
     unmet = [
@@ -615,10 +628,17 @@ def _entry_shortfalls(claim, entry, results_dir):
                 f"({_percent(min(short) / entry['steps'])})"
             )
     if entry.get("epochs"):
+        # A reading's trials are the paper's learning rates, of which it
+        # reports the best: one at 100% settles the reading.
+        solved = {
+            reading["label"]
+            for kind, _, trial, reading in pieces
+            if kind == "trial" and trial.get("epochs_to_100")
+        }
         done = [
             len(trial["accuracy_per_epoch"])
-            for kind, _, trial, _ in pieces
-            if kind == "trial" and not trial.get("epochs_to_100")
+            for kind, _, trial, reading in pieces
+            if kind == "trial" and reading["label"] not in solved
         ]
         if unmet and not entry.get("steps_per_epoch"):
             raise ValueError(
@@ -671,11 +691,22 @@ def budget_text(claim, results_dir):
     if took is None:
         return ""
     text = f" *Ran:* {ran_text(took)}."
+    entries = budgets(claim)
+    stated = [e for e in entries if any(e.get(k) for k in BUDGET_AMOUNTS)]
+    sources = []
+    for entry in stated:
+        if entry.get("source") and entry["source"] not in sources:
+            sources.append(entry["source"])
+    cite = f" ({'; '.join(sources)})" if sources else ""
     short = shortfalls(claim, results_dir)
     if short:
-        text += " *Short of the paper's budget:* " + "; ".join(short) + "."
-    elif budgets(claim):
-        text += " *At the paper's budget.*"
+        text += f" *Short of the paper's budget{cite}:* " + "; ".join(short) + "."
+    elif stated:
+        text += f" *At the paper's budget{cite}.*"
+    for entry in entries:
+        if entry.get("unstated"):
+            where = f" ({entry['source']})" if entry.get("source") else ""
+            text += f" *Not stated in the paper{where}:* {entry['unstated']}."
     return text
 
 

@@ -279,12 +279,94 @@ def test_the_budget_is_read_from_the_records(tmp_path):
     assert "*At the paper's budget.*" in claims.budget_text(
         claim({"steps": 10}), tmp_path
     )
+    # A record's scale is its preset's name: short only where the budget
+    # states the paper's sizes.
+    assert claims.shortfalls(claim({"steps": 400}, ["rda"], "small"), tmp_path) == []
+    # The note cites where the paper states its budget, or what it leaves out.
+    cited = claims.budget_text(
+        claim({"source": "section 6.3, Table 5", "steps": 20000}), tmp_path
+    )
+    assert "*Short of the paper's budget (section 6.3, Table 5):* 3,600 of" in cited
+    unstated = claims.budget_text(
+        claim({"source": "section 6.3", "unstated": "how long it trained"}), tmp_path
+    )
+    assert "At the paper's budget" not in unstated
+    assert "*Not stated in the paper (section 6.3):* how long it trained." in unstated
     with pytest.raises(ValueError, match="unknown budget keys"):
         claims.shortfalls(claim({"step": 10}), tmp_path)
     with pytest.raises(ValueError, match="names"):
         claims.shortfalls(claim({"readings": ["GRU"], "steps": 10}), tmp_path)
     with pytest.raises(ValueError, match="steps_per_epoch"):
         claims.shortfalls(claim({"epochs": 5}), tmp_path)
+
+
+def test_a_trial_at_100_percent_settles_its_reading(tmp_path):
+    """The paper reports the best of its learning rates: where one trial of
+    a reading reaches 100%, the others' fewer epochs are no shortfall."""
+    trials = [
+        {"T0": 500, "learning_rate": 0.003, "epochs_to_100": None},
+        {"T0": 500, "learning_rate": 0.01, "epochs_to_100": 3},
+        {"T0": 1000, "learning_rate": 0.01, "epochs_to_100": None},
+    ]
+    for trial in trials:
+        trial["accuracy_per_epoch"] = [0.9] * (trial["epochs_to_100"] or 3)
+    (tmp_path / "table.json").write_text(json.dumps({"trials": trials}))
+
+    def claim(t0):
+        return {
+            "id": "x",
+            "ours": [
+                {"label": "A", "record": "table", "value": "epochs_to_100"}
+                | {"where": {"T0": t0}}
+            ],
+            "budget": {"epochs": 4},
+        }
+
+    assert claims.shortfalls(claim(500), tmp_path) == []
+    assert claims.shortfalls(claim(1000), tmp_path) == [
+        "3 of the paper's 4 epochs (75%)"
+    ]
+
+
+def test_the_fifth_verdict_is_judged_from_the_records(tmp_path):
+    """End to end, from run records and the paper's budget: a run short of
+    it whose outcome does not contradict the paper is inconclusive (budget);
+    a short run that contradicts it is not reproduced; so is a run at the
+    paper's budget that misses, however little."""
+
+    def judge(verdict, runs, steps=20000):
+        _budget_record(tmp_path, "copy", runs)
+        claim = {
+            "id": "copy-order",
+            "ours": [
+                {
+                    "label": m,
+                    "record": "copy",
+                    "model": m,
+                    "value": "steps_to_threshold",
+                }
+                for m in ("rda", "lstm")
+            ],
+            "direction": [{"left": "rda", "op": "<", "right": "lstm"}],
+            "budget": {"source": "Table 5", "steps": steps},
+            "verdict": verdict,
+        }
+        readings = {r["label"]: claims.read(r, tmp_path) for r in claim["ours"]}
+        return claims.check_verdict(claim, readings, claims.shortfalls(claim, tmp_path))
+
+    inconclusive, missed = claims.INCONCLUSIVE, "not reproduced"
+    # 3,600 of 20,000 steps, neither unit at the threshold: a longer run may
+    # still put the RDA first.
+    neither = [("rda", 0, 3600, None, True), ("lstm", 0, 3600, None, True)]
+    assert judge(inconclusive, neither) == []
+    assert any("inconclusive" in p for p in judge(missed, neither))
+    # Short, but the LSTM met the threshold where the RDA did not: contradicted.
+    reversed_ = [("rda", 0, 3600, None, True), ("lstm", 0, 3000, 3000, True)]
+    assert judge(missed, reversed_) == []
+    assert any("contradicted" in p for p in judge(inconclusive, reversed_))
+    # At the paper's budget, neither met it: the claim is missed.
+    assert judge(missed, neither, steps=3600) == []
+    assert any("no run stopped short" in p for p in judge(inconclusive, neither, 3600))
 
 
 # --- The claims records ---------------------------------------------------
