@@ -399,6 +399,15 @@ def test_claims_records_are_well_formed(path):
                 ), f"{claim['id']}: {value!r} is no reading"
         # A source cites the paper: a section, table, figure or appendix.
         assert re.search(r"section|Table|Figure|appendix", claim["source"])
+        # A claim that reads runs says what the paper's budget is, or what
+        # the paper leaves out of it, and where.
+        if claims.ran(claim, RESULTS) is not None:
+            assert claims.budgets(claim), f"{claim['id']}: no budget"
+        for entry in claims.budgets(claim):
+            assert re.search(r"section|Table|Figure|appendix", entry["source"])
+            assert entry.get("unstated") or any(
+                entry.get(key) for key in claims.BUDGET_AMOUNTS
+            ), f"{claim['id']}: a budget entry states nothing"
 
 
 @pytest.mark.parametrize("path", CLAIMS, ids=lambda p: p.stem)
