@@ -205,8 +205,7 @@ def _torch_lstm(units, return_sequences=False):
 
 
 #: `name -> (units, **layer kwargs) -> layer`: the recurrent layers that
-#: `rnn_speed.py`, `rnn_cost.py`, `rnn_profile.py` and `comparison_cost.py`
-#: compare.
+#: `rnn_speed.py`, `rnn_cost.py` and `rnn_profile.py` compare.
 LAYERS = {
     "LSTM": lambda units, **kw: _keras().layers.LSTM(units, **kw),
     "torch.nn.LSTM": _torch_lstm,

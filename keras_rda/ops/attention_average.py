@@ -57,10 +57,7 @@ def attended(denominator):
     a boolean. It is written so because on TensorFlow's CPU kernels (without
     XLA) a float comparison (`Greater`) costs several element-wise
     multiplications, while `sign` costs about one, and the running average
-    asks this four times a step. `benchmarks/comparison_cost.py` measures
-    both the op costs and the `RDA` / `RWA` training step with the
-    comparisons put back (record
-    `results/benchmarks/tensorflow_comparison_cost.json`).
+    asks this four times a step.
     """
     return ops.cast(ops.sign(denominator), "bool")
 
