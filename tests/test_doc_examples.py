@@ -11,10 +11,12 @@ line before it,
 and is then only compiled. In ```bash blocks every `keras-rda ...` command
 is parsed by the command's own parser, so a wrong subcommand or flag fails,
 its task and models must be registered, and every `python benchmarks/...`
-or `python examples/...` script named must exist.
+or `python examples/...` script and `python -m keras_rda...` module named
+must exist (on the paper and benchmarks pages too).
 """
 
 import dataclasses
+import importlib.util
 import pathlib
 import re
 import shlex
@@ -132,6 +134,11 @@ def scripts(code):
     return re.findall(r"python (?:-m \S+ )?((?:benchmarks|examples)/\S+\.py)", code)
 
 
+def modules(code):
+    """The package's modules a shell block runs (`python -m keras_rda...`)."""
+    return re.findall(r"python -m (keras_rda(?:\.\w+)*)", code)
+
+
 @pytest.mark.parametrize("page", BASH_PAGES, ids=_ids(BASH_PAGES))
 def test_bash_blocks_use_existing_commands_and_flags(page, capsys):
     parser = build_parser()
@@ -152,8 +159,25 @@ def test_bash_blocks_use_existing_commands_and_flags(page, capsys):
             if models and args.command in ("train", "compare"):
                 for model in models.split(","):
                     assert model in model_names(), f"{block.where}: `{line}`"
+
+
+#: Pages whose shell blocks rerun records: their scripts and modules exist.
+RECORD_PAGES = [
+    *sorted((REPO_ROOT / "docs" / "papers").glob("*.md")),
+    REPO_ROOT / "docs" / "benchmarks.md",
+]
+
+
+@pytest.mark.parametrize(
+    "page", BASH_PAGES + RECORD_PAGES, ids=_ids(BASH_PAGES + RECORD_PAGES)
+)
+def test_the_scripts_and_modules_a_page_runs_exist(page):
+    for block in blocks(page, "bash"):
         for script in scripts(block.code):
             assert (REPO_ROOT / script).is_file(), f"{block.where}: no {script}"
+        for module in modules(block.code):
+            found = importlib.util.find_spec(module)
+            assert found is not None, f"{block.where}: no module {module}"
 
 
 def test_the_readme_runs_cis_test_command():

@@ -7,7 +7,7 @@
   library packages' `__all__`, the `keras_rda.ops` modules and the argument
   checks of `keras_rda.utils.validation`.
 - Inside the lab no import runs both ways between subpackages, and nothing
-  imports the command line.
+  imports the command line or the diagnostics (both are entry points).
 - At run time, `import keras_rda` loads nothing beyond what `import keras`
   loads but the library itself: no lab module, no TensorFlow on JAX or
   PyTorch, no matplotlib.
@@ -210,6 +210,14 @@ def test_no_import_runs_both_ways_inside_the_lab():
 
 def test_nothing_imports_the_command_line():
     assert not [a for a, b in lab_subpackage_edges() if b == "cli"]
+
+
+def test_nothing_imports_the_diagnostics():
+    """The analyses (`python -m keras_rda.lab.diagnostics.NAME`) read the
+    tasks, data and zoo and write records; no other part depends on them."""
+    edges = lab_subpackage_edges()
+    assert ("diagnostics", "reporting") in edges
+    assert not [a for a, b in edges if b == "diagnostics"]
 
 
 _LOADED = """

@@ -13,6 +13,9 @@ library never imports the lab. Import the parts you need:
 - `keras_rda.lab.enwik8`: the truncated-BPTT character-model loop;
 - `keras_rda.lab.reporting`: provenance, the tables regenerated from
   `results/`, the benchmark renderers and the plots;
+- `keras_rda.lab.diagnostics`: the analyses behind the paper pages (a
+  gradient at initialisation, a metric's trivial scores, a paper's table),
+  each run as `python -m keras_rda.lab.diagnostics.NAME`;
 - `keras_rda.lab.cli`: the `keras-rda` command.
 
 Importing `keras_rda.lab` itself imports nothing else.

@@ -169,8 +169,10 @@ def provenance():
 
 
 def script_command(argv=None):
-    """The command line that reruns this benchmark script, for its record.
+    """The command line that reruns this script or module, for its record.
 
+    `KERAS_BACKEND=<backend> python -m <module> <arguments>` for a module
+    of this package run with `python -m` (the lab's diagnostics), else
     `KERAS_BACKEND=<backend> python <script> <arguments>`, the script's
     path relative to the repository when it is inside it, so that the
     record's command can be pasted into a checkout as it is.
@@ -182,12 +184,17 @@ def script_command(argv=None):
 
     import keras
 
-    script = pathlib.Path(sys.argv[0]).resolve()
-    try:
-        script = script.relative_to(PACKAGE_ROOT)
-    except ValueError:
-        pass
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and spec.name.startswith("keras_rda."):
+        target = ["-m", spec.name.removesuffix(".__main__")]
+    else:
+        script = pathlib.Path(sys.argv[0]).resolve()
+        try:
+            script = script.relative_to(PACKAGE_ROOT)
+        except ValueError:
+            pass
+        target = [str(script)]
     arguments = sys.argv[1:] if argv is None else list(argv)
     return f"KERAS_BACKEND={keras.backend.backend()} python " + shlex.join(
-        [str(script), *arguments]
+        [*target, *arguments]
     )

@@ -1,6 +1,9 @@
 """The provenance block every record under results/ carries."""
 
+import importlib.machinery
 import json
+import sys
+import types
 
 import keras
 
@@ -114,9 +117,7 @@ def test_a_wheel_installed_inside_the_clone_is_not_the_checkout(tmp_path, monkey
     monkeypatch.delenv("KERAS_RDA_GIT_COMMIT", raising=False)
     clone = tmp_path / "clone"
     clone.mkdir()
-    head = _checkout(
-        clone, {"keras_rda/__init__.py": "", ".gitignore": ".venv/\n"}
-    )
+    head = _checkout(clone, {"keras_rda/__init__.py": "", ".gitignore": ".venv/\n"})
     site = clone / ".venv" / "site-packages"
     (site / "keras_rda").mkdir(parents=True)
     monkeypatch.setattr(provenance, "PACKAGE_ROOT", site)
@@ -126,3 +127,19 @@ def test_a_wheel_installed_inside_the_clone_is_not_the_checkout(tmp_path, monkey
     assert provenance.git_commit()["commit"] is None
     monkeypatch.chdir(clone)
     assert provenance.git_commit()["commit"] == head
+
+
+def test_a_module_run_with_dash_m_records_its_python_dash_m_command(monkeypatch):
+    """`python -m keras_rda.lab.diagnostics.NAME ...` records that command,
+    which reruns from any checkout; a script records its path."""
+    name = "keras_rda.lab.diagnostics.uw_metric_baselines"
+    main = types.ModuleType("__main__")
+    main.__spec__ = importlib.machinery.ModuleSpec(name, None)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    backend = keras.backend.backend()
+    assert provenance.script_command(["--json", "a b.json"]) == (
+        f"KERAS_BACKEND={backend} python -m {name} --json 'a b.json'"
+    )
+    main.__spec__ = None
+    monkeypatch.setattr(sys, "argv", [str(provenance.PACKAGE_ROOT / "x" / "s.py")])
+    assert provenance.script_command([]) == f"KERAS_BACKEND={backend} python x/s.py"

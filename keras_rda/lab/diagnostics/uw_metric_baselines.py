@@ -1,11 +1,11 @@
 """What trivial predictors score on UW copy under each reading of "accuracy".
 
-The UW paper's Table 1 reports copy accuracies at L = 50 (LSTM 15.6%, DNC
-68.0%, DNC+UW 97.7%) as "the average accuracy across decoding steps"
-(section 3.1). This script scores predictors that need no training, on the
-task as the lab generates it (`keras_rda.lab.tasks`, scored by the same
-weighted `SparseCategoricalAccuracy` the lab compiles), under four
-readings:
+Checks the UW paper's Table 1 metric. The paper reports copy accuracies at
+L = 50 (LSTM 15.6%, DNC 68.0%, DNC+UW 97.7%) as "the average accuracy
+across decoding steps" (section 3.1). This module scores predictors that
+need no training, on the task as the lab generates it
+(`keras_rda.lab.tasks`, scored by the same weighted
+`SparseCategoricalAccuracy` the lab compiles), under four readings:
 
 - "paper (ours)": values 1-10, the share of right symbols over the L
   decoding steps (`uw-copy`, the lab's default).
@@ -19,24 +19,22 @@ Predictors: the most frequent value at every step (and `<eos>` on its step),
 and "remembers k": the first k outputs right, the most frequent value after.
 A model that scores a, per symbol, recalls about k = L (a - c) / (1 - c)
 symbols beyond chance c; the record's notes give that k for the paper's and
-our LSTM.
+our LSTM. The UW paper's page shows the record.
 
-Run:
+Run (any backend):
 
-    python benchmarks/uw_metric_baselines.py \
+    python -m keras_rda.lab.diagnostics.uw_metric_baselines \
         --json results/uw_paper/uw-metric-baselines.json
 """
 
 import argparse
-import os
 
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import keras
+import numpy as np
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-
-from keras_rda.lab.tasks import get_task  # noqa: E402
+from keras_rda.lab.reporting.provenance import script_command
+from keras_rda.lab.reporting.report import write_table_record
+from keras_rda.lab.tasks import get_task
 
 READINGS = {
     "paper (ours)": {},
@@ -133,9 +131,6 @@ def main(argv=None):
     for note in notes:
         print(note)
     if args.json:
-        from keras_rda.lab.reporting.provenance import script_command
-        from keras_rda.lab.reporting.report import write_table_record
-
         table = {
             "benchmark": "uw_metric_baselines",
             "columns": columns,

@@ -1,13 +1,14 @@
 """The gradient through WeiNet's memory at initialisation, by recall length.
 
-WeiNet (Zhang & Zhou) stores associative recall's pairs in a fast-weight
-memory `A_t` updated by eq. 5,
+Checks what WeiNet's memory update passes back to its write weights
+before training. WeiNet (Zhang & Zhou) stores associative recall's pairs in
+a fast-weight memory `A_t` updated by the paper's eq. 5,
 `A_t = W_A * A_{t-1} + W_h * h_t h_t^T + W_AH * A_{t-1} * h_t h_t^T`.
 At lengths 9 and 30 it learns the task here; at 50 it stays near twice
-chance (docs/papers/weinet.md). This script measures, on untrained cells of
-the paper's size (50 units, the appendix's initialisation, the zoo's
-`weinet-rc` / `weinet` models with their read-out), for lengths 9, 30 and
-50:
+chance (the WeiNet paper's page, claim 4). This module measures, on
+untrained cells of the paper's size (50 units, the appendix's
+initialisation, the zoo's `weinet-rc` / `weinet` models with their
+read-out), for lengths 9, 30 and 50:
 
 - the memory's scale at the query: the largest `|A_T|`, the share of its
   entries at the cell's safeguard clip (`memory_clip`, 100; `--memory-clip
@@ -33,26 +34,26 @@ only through `A_{t-1}` in eq. 5; `controller` stops it through
 `A_{t-1}`, so it flows back only through `h` and `e` (eq. 2 and 7).
 `both` is the cell's full gradient.
 
-Run:
+The WeiNet paper's page shows the records.
 
-    python benchmarks/weinet_memory_gradient.py \
+Run (TensorFlow):
+
+    python -m keras_rda.lab.diagnostics.weinet_memory_gradient \
         --json results/weinet_paper/weinet-memory-gradient.json
 """
 
 import argparse
 import inspect
-import os
 
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import keras
+import numpy as np
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-
-from keras_rda.cells import WeiNetCell  # noqa: E402
-from keras_rda.lab.tasks import get_task  # noqa: E402
-from keras_rda.lab.zoo.registry import get_model_spec  # noqa: E402
-from keras_rda.ops import associative as aops  # noqa: E402
+from keras_rda.cells import WeiNetCell
+from keras_rda.lab.reporting.provenance import script_command
+from keras_rda.lab.reporting.report import write_table_record
+from keras_rda.lab.tasks import get_task
+from keras_rda.lab.zoo.registry import get_model_spec
+from keras_rda.ops import associative as aops
 
 STEPS_BACK = (0, 2, 8, 20, 28, 48)
 # The cell's own default safeguard bound on |A| (100).
@@ -199,6 +200,8 @@ def parse(argv):
 
 def main(argv=None):
     args = parse(argv)
+    if keras.backend.backend() != "tensorflow":
+        raise SystemExit("weinet_memory_gradient differentiates with tf.GradientTape")
     rows = []
     spread = "0.1 (appendix)" if args.decay_stddev is None else f"{args.decay_stddev:g}"
     for model in args.models:
@@ -268,9 +271,6 @@ def main(argv=None):
         "W_A + W_AH h_i h_j at the last step.",
     ]
     if args.json:
-        from keras_rda.lab.reporting.provenance import script_command
-        from keras_rda.lab.reporting.report import write_table_record
-
         table = {
             "benchmark": "weinet_memory_gradient",
             "columns": columns,

@@ -1,35 +1,36 @@
 """How much of a sequential-MNIST digit reaches an untrained RDA's last output.
 
-A digit read pixel by pixel (784 steps) ends on blank rows, over a hundred
-steps after its last ink pixel (the record's note gives the median). On those
-steps the RDA's discount multiplies the past by
-`gamma_t = sigmoid(W_gamma [x_t, h_{t-1}] + b_gamma)` (RDA paper, section 5),
-which starts near `sigmoid(b_gamma)`: the paper's `b_gamma = 1` (section
-6.1) is 0.73 per step. This script measures, at initialisation, the
-gradient of a fixed random read-out of the last output with respect to
-every pixel, `|d (r . o_T) / d x_t|`, for the RDA (250 units, the paper's
+Checks the RDA paper's discount gate (section 5,
+`gamma_t = sigmoid(W_gamma [x_t, h_{t-1}] + b_gamma)`) at the paper's start
+(`b_gamma = 1`, section 6.1: 0.73 per step) on sequential MNIST. A digit read
+pixel by pixel (784 steps) ends on blank rows, over a hundred steps after its
+last ink pixel (the record's note gives the median), and on those steps the
+discount multiplies the past by about `sigmoid(b_gamma)`.
+
+This module computes, at initialisation, the gradient of a fixed random
+read-out of the last output with respect to every pixel,
+`|d (r . o_T) / d x_t|`, for the RDA (250 units, the paper's
 initialisation) with the discount bias started at several values, and for
 the RWA. Per digit: the mean over the digit's middle rows (rows 8-19,
 steps 224-559) and the value at its last ink pixel; the table gives the
-median over the digits.
+median over the digits. The guide "Choosing a unit" and the RDA paper's
+page show the record.
 
 Run (TensorFlow; data from `KERAS_RDA_DATA_DIR`):
 
-    python benchmarks/rda_discount_reach.py \
-        --json results/benchmarks/rda_discount_reach.json
+    python -m keras_rda.lab.diagnostics.rda_discount_reach \
+        --json results/rda_paper/rda-discount-reach.json
 """
 
 import argparse
-import os
 
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import keras
+import numpy as np
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-
-import keras_rda  # noqa: E402
-from keras_rda.lab.datasets.mnist import mnist  # noqa: E402
+import keras_rda
+from keras_rda.lab.datasets.mnist import mnist
+from keras_rda.lab.reporting.provenance import script_command
+from keras_rda.lab.reporting.report import write_table_record
 
 MIDDLE_ROWS = slice(8 * 28, 20 * 28)  # rows 8-19 of the 28x28 digit
 
@@ -93,6 +94,8 @@ def parse(argv):
 
 def main(argv=None):
     args = parse(argv)
+    if keras.backend.backend() != "tensorflow":
+        raise SystemExit("rda_discount_reach differentiates with tf.GradientTape")
     (x, _), _ = mnist()
     x = x[: args.digits]
     blank_tail = [783 - np.flatnonzero(row[:, 0]).max() for row in x]
@@ -126,9 +129,6 @@ def main(argv=None):
     for note in notes:
         print(note)
     if args.json:
-        from keras_rda.lab.reporting.provenance import script_command
-        from keras_rda.lab.reporting.report import write_table_record
-
         table = {
             "benchmark": "rda_discount_reach",
             "columns": columns,

@@ -1,5 +1,5 @@
-"""`benchmarks/weinet_memory_gradient.py`: its per-step split of dL/dW_h and
-its recurrent paths, against the cell's own gradient."""
+"""`keras_rda.lab.diagnostics.weinet_memory_gradient`: its per-step split of
+dL/dW_h and its recurrent paths, against the cell's own gradient."""
 
 import json
 
@@ -7,9 +7,9 @@ import keras
 import numpy as np
 import pytest
 
+from keras_rda.lab.diagnostics import weinet_memory_gradient as diagnostic
 from keras_rda.lab.tasks import get_task
 from keras_rda.lab.zoo.registry import get_model_spec
-from tests.benchmarks.conftest import benchmark_script
 
 pytestmark = pytest.mark.tensorflow_only
 
@@ -40,8 +40,7 @@ def cell_write_gradient(net, x, y):
 def test_the_steps_parts_sum_to_the_cells_gradient(memory_clip):
     net, x, y = small_model(memory_clip)
     cell, readout = net.get_layer("rnn").cell, net.get_layer("readout")
-    with benchmark_script("weinet_memory_gradient") as script:
-        grads, _, _ = script.step_gradients(cell, readout, x, y)
+    grads, _, _ = diagnostic.step_gradients(cell, readout, x, y)
     assert grads.shape == (9, 4, 1, 6, 6)
     np.testing.assert_allclose(
         grads.sum(axis=(0, 1)), cell_write_gradient(net, x, y), rtol=1e-4, atol=1e-6
@@ -56,10 +55,9 @@ def test_without_decay_the_memory_path_carries_nothing_back():
     for term in ("decay", "cross"):
         weight = cell.memory_weights[term]
         weight.assign(np.zeros(weight.shape, "float32"))
-    with benchmark_script("weinet_memory_gradient") as script:
-        memory, _, _ = script.step_gradients(cell, readout, x, y, "memory")
-        controller, _, _ = script.step_gradients(cell, readout, x, y, "controller")
-        both, _, _ = script.step_gradients(cell, readout, x, y, "both")
+    memory, _, _ = diagnostic.step_gradients(cell, readout, x, y, "memory")
+    controller, _, _ = diagnostic.step_gradients(cell, readout, x, y, "controller")
+    both, _, _ = diagnostic.step_gradients(cell, readout, x, y, "both")
     assert np.abs(memory[:-1]).max() == 0.0 and np.abs(memory[-1]).max() > 0.0
     np.testing.assert_allclose(controller, both, rtol=1e-5, atol=1e-8)
     assert np.abs(both[:-1]).max() > 0.0
@@ -67,12 +65,11 @@ def test_without_decay_the_memory_path_carries_nothing_back():
 
 def test_the_record_names_each_setting(tmp_path):
     path = tmp_path / "gradient.json"
-    with benchmark_script("weinet_memory_gradient") as script:
-        script.main(
-            ["--models", "weinet", "--lengths", "9", "--seeds", "0",
-             "--batch-size", "4", "--memory-clip", "none", "--path", "memory",
-             "--json", str(path)]
-        )  # fmt: skip
+    diagnostic.main(
+        ["--models", "weinet", "--lengths", "9", "--seeds", "0",
+         "--batch-size", "4", "--memory-clip", "none", "--path", "memory",
+         "--json", str(path)]
+    )  # fmt: skip
     record = json.loads(path.read_text())
     (row,) = record["rows"]
     assert row[:5] == ["weinet", "0.1 (appendix)", "none", "memory only", "9"]

@@ -1,13 +1,18 @@
 """Raffel & Ellis, Table 1: epochs until 100% held-out accuracy.
 
-Trains the zoo models `ffattn` (eq. 1 attention) and/or `ffmean` (eq. 2,
-unweighted mean) on `ffa-addition` / `ffa-multiplication` for each T0, with
-the paper's settings (section 2.1: D = 100, Adam, batches of 100, an epoch is
-1000 updates, 1000 held-out sequences, stop at 100% accuracy or after
-`--max-epochs`), and prints the number of epochs needed or, when not solved,
-the final accuracy, next to the paper's number.
+Checks the feed-forward attention paper's Table 1: attention pooling (the
+paper's eq. 1, the zoo's `ffattn`) against the unweighted mean (eq. 2,
+`ffmean`) on the addition and multiplication problems (`ffa-addition`,
+`ffa-multiplication`) for each T0, with the paper's settings (section 2.1:
+D = 100, Adam, batches of 100, an epoch is 1000 updates, 1000 held-out
+sequences, stop at 100% accuracy or after `--max-epochs`). It prints the
+number of epochs needed or, when not solved, the accuracy after each
+epoch, next to the paper's number; the feed-forward attention paper's page
+shows the records and its claims read them.
 
-    python benchmarks/attention_table1.py --tasks ffa-addition \
+Run (any backend):
+
+    python -m keras_rda.lab.diagnostics.attention_table1 --tasks ffa-addition \
         --models ffattn --lengths 50 100 --learning-rates 1e-3 3e-3
 
 The paper reports the best over learning rates {3e-4, 1e-3, 3e-3, 1e-2}

@@ -1,21 +1,21 @@
-"""`benchmarks/rda_discount_reach.py` runs on real digits and writes its record."""
+"""`keras_rda.lab.diagnostics.rda_discount_reach` runs on real digits and writes
+its record."""
 
 import json
 
 import pytest
 
-from tests.benchmarks.conftest import benchmark_script
+from keras_rda.lab.diagnostics import rda_discount_reach
 
 pytestmark = pytest.mark.tensorflow_only
 
 
 def test_a_larger_discount_bias_lets_more_of_the_digit_through(tmp_path, data_dir):
     path = tmp_path / "reach.json"
-    with benchmark_script("rda_discount_reach") as script:
-        script.main(
-            ["--units", "8", "--digits", "4", "--discount-biases", "1", "4",
-             "--json", str(path)]
-        )  # fmt: skip
+    rda_discount_reach.main(
+        ["--units", "8", "--digits", "4", "--discount-biases", "1", "4",
+         "--json", str(path)]
+    )  # fmt: skip
     record = json.loads(path.read_text())
     paper, started_high, rwa = record["rows"]
     assert [paper[0], started_high[0], rwa[0]] == [
