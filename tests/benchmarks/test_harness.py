@@ -61,22 +61,12 @@ def test_a_cell_is_the_median_range_and_ratio_to_the_reference():
     assert cell == "4 [3, 9] ms, 2.00x"
 
 
-#: Scripts of `benchmarks/` that time nothing: the harness itself, the
-#: reporting of records (`speed_summary.py`, `enwik8_plot.py`) and the
-#: analyses that train or compute what a paper page shows (to leave
-#: `benchmarks/`, issue 82), and `kernel_compile.py`, which records the
-#: compiler's figures (registers, spills, shared memory) and times no step.
-#: They may import no benchmark either.
-NOT_BENCHMARKS = {
-    "harness",
-    "kernel_compile",
-    "speed_summary",
-    "enwik8_plot",
-    "attention_table1",
-    "rda_discount_reach",
-    "uw_metric_baselines",
-    "weinet_memory_gradient",
-}
+#: Scripts of `benchmarks/` that time nothing: the harness itself and
+#: `kernel_compile.py`, which records the compiler's figures (registers,
+#: spills, shared memory) and times no step. They may import no benchmark
+#: either. (Analyses live in `keras_rda.lab.diagnostics`, the reporting of
+#: records in `keras_rda.lab.reporting`.)
+NOT_BENCHMARKS = {"harness", "kernel_compile"}
 
 
 def _imported_modules(path):

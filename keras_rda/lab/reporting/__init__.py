@@ -7,5 +7,9 @@
 - `report`: regenerates the tables in the README and `docs/` from
   `results/` (`keras-rda report`);
 - `benchmark_tables`: renders the benchmark records;
-- `memory_plots`: the UW paper's figures.
+- `speed_summary`: the README's speed table, gathered from benchmark
+  records (`python -m keras_rda.lab.reporting.speed_summary`);
+- `memory_plots`: the UW paper's figures;
+- `enwik8_plot`: bits-per-character curves of enwik8 runs
+  (`python -m keras_rda.lab.reporting.enwik8_plot`).
 """

@@ -4,22 +4,30 @@ The README's speed table: the RDA and RWA layers, `ParallelRDA` and a DNC
 with Uniform Writing against Keras's LSTM, on a CPU and on a GPU. Nothing is
 timed here: every figure is the unit's time per training step over the
 LSTM's (lower is faster), both taken from one record, so from one run in
-one process, as the benchmark scripts measured them (`rnn_speed.py`,
-`parallel_rda_speed.py`, `memory_speed.py`). The record written is a
-table record that names its sources; `keras-rda report` renders it.
+one process, as the benchmark scripts measured them (`benchmarks/rnn_speed.py`,
+`benchmarks/parallel_rda_speed.py`, `benchmarks/memory_speed.py`). The
+record written is a table record that names its sources; `keras-rda report`
+renders it.
 
-    python benchmarks/speed_summary.py                 # print the table
-    python benchmarks/speed_summary.py --json results/benchmarks/speed_summary.json
+Run from a checkout:
+
+    python -m keras_rda.lab.reporting.speed_summary    # print the table
+    python -m keras_rda.lab.reporting.speed_summary \
+        --json results/benchmarks/speed_summary.json
 """
 
 import argparse
 import json
 import pathlib
 
-RESULTS = pathlib.Path(__file__).resolve().parents[1] / "results"
+from keras_rda.lab.reporting import provenance
+from keras_rda.lab.reporting.report import write_json
+
+RESULTS = provenance.PACKAGE_ROOT / "results"
 
 COMMAND = (
-    "python benchmarks/speed_summary.py --json results/benchmarks/speed_summary.json"
+    "python -m keras_rda.lab.reporting.speed_summary "
+    "--json results/benchmarks/speed_summary.json"
 )
 
 #: (unit, sizes, reference model, CPU source, GPU source); a source is
@@ -174,10 +182,7 @@ def main(argv=None):
     for row in table["rows"]:
         print("| " + " | ".join(row) + " |")
     if args.json:
-        from keras_rda.lab.reporting.provenance import provenance
-        from keras_rda.lab.reporting.report import write_json
-
-        write_json(args.json, {**table, "command": COMMAND, **provenance()})
+        write_json(args.json, {**table, "command": COMMAND, **provenance.provenance()})
 
 
 if __name__ == "__main__":

@@ -1,15 +1,14 @@
-"""`benchmarks/speed_summary.py`: the README's speed table is what its
+"""`keras_rda.lab.reporting.speed_summary`: the README's speed table is what its
 source records give, and every source is a record in `results/`."""
 
 import json
 
-from tests.benchmarks.conftest import benchmark_script
+from keras_rda.lab.reporting import speed_summary
 from tests.conftest import REPO_ROOT
 
 
 def test_summary_record_agrees_with_its_sources():
-    with benchmark_script("speed_summary") as speed_summary:
-        table = speed_summary.summary_table(REPO_ROOT / "results")
+    table = speed_summary.summary_table(REPO_ROOT / "results")
     record = json.loads(
         (REPO_ROOT / "results" / "benchmarks" / "speed_summary.json").read_text()
     )
@@ -22,10 +21,9 @@ def test_summary_record_agrees_with_its_sources():
 def test_the_table_names_each_source_records_rounds():
     """The rounds behind each median, from the source record (`settings`'
     `repeats`, or a top-level `rounds`), are named beside it."""
-    with benchmark_script("speed_summary") as speed_summary:
-        table = speed_summary.summary_table(REPO_ROOT / "results")
-        assert speed_summary.rounds({"settings": {"repeats": 5}}) == 5
-        assert speed_summary.rounds({"rounds": 20}) == 20
+    table = speed_summary.summary_table(REPO_ROOT / "results")
+    assert speed_summary.rounds({"settings": {"repeats": 5}}) == 5
+    assert speed_summary.rounds({"rounds": 20}) == 20
     notes = " ".join(table["notes"])
     for source in table["sources"]:
         record = json.loads((REPO_ROOT / source).read_text())
@@ -46,8 +44,7 @@ def test_a_cell_is_the_units_time_over_the_references(tmp_path):
     }
     (tmp_path / "benchmarks").mkdir()
     (tmp_path / "benchmarks" / "fake.json").write_text(json.dumps(record))
-    with benchmark_script("speed_summary") as speed_summary:
-        cell = speed_summary.time_ratio_cell(
-            tmp_path, ("fake", 100, True, "RDA layer"), "LSTM"
-        )
+    cell = speed_summary.time_ratio_cell(
+        tmp_path, ("fake", 100, True, "RDA layer"), "LSTM"
+    )
     assert cell == ("0.50x", "2-core CPU, JAX, XLA on", "fake")
