@@ -680,7 +680,8 @@ def _commands(text):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_the_commands_on_a_page_parse(page):
     """Every `keras-rda` command of a page is one the command line accepts,
-    and every script it runs exists."""
+    and every script or module it runs exists."""
+    import importlib.util
     import shlex
 
     from keras_rda.lab.cli.command import build_parser
@@ -697,6 +698,8 @@ def test_the_commands_on_a_page_parse(page):
                 parser.parse_args(words[1:])
             except SystemExit:
                 pytest.fail(f"{page.name}: `{line}` does not parse")
+        elif words[:2] == ["python", "-m"]:  # a module of the package
+            assert importlib.util.find_spec(words[2]) is not None, line
         elif words[0] == "python":
             assert (REPO_ROOT / words[1]).is_file(), line
         else:
