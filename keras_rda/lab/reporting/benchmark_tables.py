@@ -373,7 +373,40 @@ def zoo_step_record_markdown(data):
     return "\n".join(lines)
 
 
+def compare_speed_record_markdown(data):
+    """`compare_speed.py`: a row per model, its steps per second in a paper
+    comparison from the earlier commit and from this one, and their ratio."""
+    machine = machine_text(data)
+    versions = data.get("versions", {})
+    backend = data.get("backend", versions.get("backend", ""))
+    before, after = (
+        (data["commits"].get(tree) or "?")[:7] for tree in ("before", "after")
+    )
+    jit = " --jit" if data.get("xla") else ""
+    header = (
+        f"{machine}; {backend} {versions.get(backend, '')}, keras "
+        f"{versions.get('keras', '')}; `keras-rda compare {data['task']} --scale "
+        f"{data.get('scale', 'paper')} --steps {data['steps']}{jit}`, "
+        f"each model's steps over its training seconds (first step's tracing "
+        f"and the evaluation included), median of {data['repeats']} interleaved "
+        f"runs of each commit; speed-up = after / before (higher is faster):"
+    )
+    lines = [
+        header,
+        "",
+        f"| model | steps/s at `{before}` | steps/s at `{after}` | speed-up |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in data["rows"]:
+        lines.append(
+            f"| `{row['model']}` | {row['before_steps_per_s']:.3g} | "
+            f"{row['after_steps_per_s']:.3g} | {row['speedup']:.2f}x |"
+        )
+    return "\n".join(lines)
+
+
 RENDERERS = {
+    "compare_speed": compare_speed_record_markdown,
     "zoo_step_speed": zoo_step_record_markdown,
     "rnn_cost": cost_record_markdown,
     "rnn_profile": profile_record_markdown,

@@ -445,3 +445,31 @@ def test_zoo_step_record_gives_a_row_per_size_and_model():
     assert "task `uw-copy`, XLA on" in text
     assert "| 50 | 101 | 64 | 100 | `dnc` | 200 | 2.50 |" in text
     assert "| 50 | 101 | 64 | 100 | `lstm` | 80 | 1.00 |" in text
+
+
+def test_compare_speed_record_gives_each_models_speed_at_both_commits():
+    """A `compare_speed.py` record: steps per second at the earlier and the
+    later commit, and the later over the earlier."""
+    record = {
+        "benchmark": "compare_speed",
+        "backend": "tensorflow",
+        "task": "addition",
+        "steps": 10,
+        "xla": True,
+        "repeats": 7,
+        "commits": {"before": "1615e95aaaa", "after": "abb5517bbbb"},
+        "versions": {"tensorflow": "2.0", "keras": "3.0"},
+        "machine": {"usable_cores": 2, "accelerators": []},
+        "rows": [
+            {
+                "model": "rda",
+                "before_steps_per_s": 0.25,
+                "after_steps_per_s": 0.5,
+                "speedup": 2.0,
+            }
+        ],
+    }
+    text = benchmark_tables.benchmark_markdown(record)
+    assert "`keras-rda compare addition --scale paper --steps 10 --jit`" in text
+    assert "| model | steps/s at `1615e95` | steps/s at `abb5517` | speed-up |" in text
+    assert text.splitlines()[-1] == "| `rda` | 0.25 | 0.5 | 2.00x |"
