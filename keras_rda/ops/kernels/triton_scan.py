@@ -1,34 +1,28 @@
 """The parallel RDA's discounted running average as Triton kernels (PyTorch).
 
 Computes what `keras_rda.ops.parallel_scan.discounted_average_scan`
-computes (RDA paper, section 5, with gates that read only `x_t`): for every
-step `t`, in the scaled, overflow-free form of
-`keras_rda.ops.attention_average`,
+computes (RDA paper, section 5, with gates that read only `x_t`): the
+scaled, overflow-free running average of `keras_rda.ops.attention_average`
+at every step, with its special cases (`d^ = 0` is empty: the past then
+does not bound `m_t`; where `a_t = 0`, `q_t = 0`).
 
-    m_t  = max(m_{t-1} + log gamma_t, log a_t)
-    p_t  = exp(m_{t-1} + log gamma_t - m_t),  q_t = exp(log a_t - m_t)
-    n^_t = n^_{t-1} p_t + z_t q_t,  d^_t = d^_{t-1} p_t + q_t
-    A_t  = n^_t / d^_t  (0 while d^_t = 0)
+Equations: see `keras_rda.ops.attention_average` (the step) and
+`keras_rda.ops.kernels.pallas_scan` (the passes and the backward's reverse
+recurrence). The kernels are the Pallas ones written in Triton
+(`_triton_scan_kernels`): time is cut into chunks of `chunk_size` steps,
+and each program owns one batch row, one tile of `BLOCK_UNITS` units and
+(in the per-chunk passes) one chunk, with all state in float32 registers.
 
-with the same special cases (`d^ = 0` is empty: the past then does not bound
-`m_t`; where `a_t = 0`, `q_t = 0`).
-
-The kernels are those of `keras_rda.ops.kernels.pallas_scan` (read its
-docstring for the passes and the backward's equations), written in Triton:
-time is cut into chunks of `chunk_size` steps, and each program owns one
-batch row, one tile of `BLOCK_UNITS` units and (in the per-chunk passes) one
-chunk, with all state in float32 registers.
-
-- Forward: `_summary_kernel` (each chunk from an empty state: its summary
-  `(n^, d^, m, G)`), `_carry_kernel` (the chunks in order from the initial
-  state: each chunk's carry and the final state), `_average_kernel` (each
+- Forward: `summary_kernel` (each chunk from an empty state: its summary
+  `(n^, d^, m, G)`), `carry_kernel` (the chunks in order from the initial
+  state: each chunk's carry and the final state), `average_kernel` (each
   chunk re-run from its carry, writing the averages). Written to memory:
   the averages, `7 * batch * chunks * units` floats of summaries and
   carries, the final state; the inputs are read twice.
-- Backward: `_adjoint_summary_kernel` (what each chunk sends back to the
+- Backward: `adjoint_summary_kernel` (what each chunk sends back to the
   previous one from an empty cotangent, accumulated forward in time, and its
-  product of `p`), `_adjoint_carry_kernel` (the chunks in reverse from the
-  final state's cotangent), `_gradient_kernel` (each chunk re-run from its
+  product of `p`), `adjoint_carry_kernel` (the chunks in reverse from the
+  final state's cotangent), `gradient_kernel` (each chunk re-run from its
   carry keeping the states in a `[chunk_size, BLOCK_UNITS]` register tile,
   then time in reverse writing the gradients of `z`, `log a`,
   `log gamma`). `m` is a constant for differentiation, as the portable
@@ -46,9 +40,8 @@ back in the inputs' dtypes); `positive` None, or boolean
 elements per input (the offsets are int32) and at most 65,535 chunks and
 65,535 unit tiles (CUDA's grid): `size_reason`, a `ValueError` here, the
 portable path under `ParallelRDA(use_kernel="auto")`. CUDA tensors, or CPU
-tensors with
-`interpret=True` (`TRITON_INTERPRET=1`, set here before the kernels are
-first defined; the mode then holds for the process). Triton is imported
+tensors with `interpret=True` (`TRITON_INTERPRET=1`, set here before the
+kernels are first defined; the mode then holds for the process). Triton is imported
 only when a kernel is first needed: importing it in a process that has
 loaded TensorFlow aborts that process.
 
@@ -90,12 +83,12 @@ def size_reason(batch, length, units, chunk_size=CHUNK_SIZE):
     )
     if reason is None and length is not None:
         reason = _kernel_rules.grid_reason(
-            f"{length:,} steps in chunks of {chunk_size}", -(-length // chunk_size)
+            f"{length:,} steps in chunks of {chunk_size}", _cdiv(length, chunk_size)
         )
     if reason is None and units is not None:
         block = _block_units(units)
         reason = _kernel_rules.grid_reason(
-            f"{units:,} units in tiles of {block}", -(-units // block)
+            f"{units:,} units in tiles of {block}", _cdiv(units, block)
         )
     return reason
 
@@ -198,38 +191,42 @@ def _scan_op(
     backward."""
     kernels = _kernels(interpret)
     batch, length, units = z.shape
-    block = _block_units(units)
-    num_chunks = -(-length // chunk_size)
-    grid = (batch, -(-units // block), num_chunks)
+    grid, per_chunk, walk = _passes(z, chunk_size)
+    chunks = walk["num_chunks"]
+
+    def chunk_buffer():
+        return z.new_empty((batch, chunks, units))
+
+    summaries = dict(
+        sn_ptr=chunk_buffer(),
+        sd_ptr=chunk_buffer(),
+        sm_ptr=chunk_buffer(),
+        sg_ptr=chunk_buffer(),
+    )
     inputs = _step_inputs(z, la, lg, pos)
-    config = dict(CHUNK=chunk_size, BLOCK=block, num_warps=NUM_WARPS)
-    sizes = dict(length=length, num_units=units)
-    summary = [z.new_empty((batch, num_chunks, units)) for _ in range(4)]
-    kernels["summary"][grid](
-        **inputs, **dict(zip(("n_ptr", "d_ptr", "m_ptr", "g_ptr"), summary)),
-        **sizes, **config,
-    )  # fmt: skip
-    carries = [z.new_empty((batch, num_chunks, units)) for _ in range(3)]
-    final = [z.new_empty((batch, units)) for _ in range(3)]
-    kernels["carry"][grid[:2]](
-        **dict(zip(("sn_ptr", "sd_ptr", "sm_ptr", "sg_ptr"), summary)),
-        n0_ptr=n0, d0_ptr=d0, m0_ptr=m0,
-        **dict(zip(("cn_ptr", "cd_ptr", "cm_ptr"), carries)),
-        **dict(zip(("fn_ptr", "fd_ptr", "fm_ptr"), final)),
-        num_chunks=num_chunks, num_units=units, BLOCK=block, num_warps=NUM_WARPS,
-    )  # fmt: skip
+    kernels.summary_kernel[grid](**inputs, **summaries, **per_chunk)
+    carries = dict(cn_ptr=chunk_buffer(), cd_ptr=chunk_buffer(), cm_ptr=chunk_buffer())
+    n, d, m = (z.new_empty((batch, units)) for _ in range(3))
+    kernels.carry_kernel[grid[:2]](
+        **summaries,
+        n0_ptr=n0,
+        d0_ptr=d0,
+        m0_ptr=m0,
+        **carries,
+        fn_ptr=n,
+        fd_ptr=d,
+        fm_ptr=m,
+        **walk,
+    )
     averages = torch.empty_like(z)
-    kernels["average"][grid](
-        **inputs, **dict(zip(("cn_ptr", "cd_ptr", "cm_ptr"), carries)),
-        out_ptr=averages, **sizes, **config,
-    )  # fmt: skip
-    return (averages, *final, *carries)
+    kernels.average_kernel[grid](**inputs, **carries, out_ptr=averages, **per_chunk)
+    return (averages, n, d, m, *carries.values())
 
 
 @_scan_op.register_fake
 def _scan_fake(z, la, lg, pos, n0, d0, m0, chunk_size, interpret):
     batch, length, units = z.shape
-    num_chunks = -(-length // chunk_size)
+    num_chunks = _cdiv(length, chunk_size)
     return (
         torch.empty_like(z),
         *(z.new_empty((batch, units)) for _ in range(3)),
@@ -255,35 +252,39 @@ def _scan_backward_op(
     """The gradients of `(z, log a, log gamma, n^_0, d^_0)`."""
     kernels = _kernels(interpret)
     batch, length, units = z.shape
-    block = _block_units(units)
-    num_chunks = carry_n.shape[1]
-    grid = (batch, -(-units // block), num_chunks)
+    grid, per_chunk, walk = _passes(z, chunk_size)
+
+    def chunk_buffer():
+        return z.new_empty(carry_n.shape)
+
     inputs = _step_inputs(z, la, lg, pos)
-    config = dict(CHUNK=chunk_size, BLOCK=block, num_warps=NUM_WARPS)
-    sizes = dict(length=length, num_units=units)
     carries = dict(cn_ptr=carry_n, cd_ptr=carry_d, cm_ptr=carry_m)
-    sent = [z.new_empty((batch, num_chunks, units)) for _ in range(3)]
-    sent_names = ("sent_n_ptr", "sent_d_ptr", "product_ptr")
-    kernels["adjoint_summary"][grid](
-        **inputs, ga_ptr=grad_averages, **carries, **dict(zip(sent_names, sent)),
-        **sizes, **config,
-    )  # fmt: skip
-    into = dict(
-        into_n_ptr=z.new_empty((batch, num_chunks, units)),
-        into_d_ptr=z.new_empty((batch, num_chunks, units)),
+    sent = dict(
+        sent_n_ptr=chunk_buffer(), sent_d_ptr=chunk_buffer(), product_ptr=chunk_buffer()
     )
-    grad_initial = [z.new_empty((batch, units)) for _ in range(2)]
-    kernels["adjoint_carry"][grid[:2]](
-        **dict(zip(sent_names, sent)), gn_ptr=grad_n, gd_ptr=grad_d, **into,
-        gn0_ptr=grad_initial[0], gd0_ptr=grad_initial[1],
-        num_chunks=num_chunks, num_units=units, BLOCK=block, num_warps=NUM_WARPS,
-    )  # fmt: skip
-    grads = [torch.empty_like(z) for _ in range(3)]
-    kernels["gradient"][grid](
-        **inputs, ga_ptr=grad_averages, **carries, **into,
-        **dict(zip(("gz_ptr", "gla_ptr", "glg_ptr"), grads)), **sizes, **config,
-    )  # fmt: skip
-    return (*grads, *grad_initial)
+    kernels.adjoint_summary_kernel[grid](
+        **inputs, ga_ptr=grad_averages, **carries, **sent, **per_chunk
+    )
+    into = dict(into_n_ptr=chunk_buffer(), into_d_ptr=chunk_buffer())
+    grad_n0, grad_d0 = (z.new_empty((batch, units)) for _ in range(2))
+    kernels.adjoint_carry_kernel[grid[:2]](
+        **sent,
+        gn_ptr=grad_n,
+        gd_ptr=grad_d,
+        **into,
+        gn0_ptr=grad_n0,
+        gd0_ptr=grad_d0,
+        **walk,
+    )
+    grads = dict(
+        gz_ptr=torch.empty_like(z),
+        gla_ptr=torch.empty_like(z),
+        glg_ptr=torch.empty_like(z),
+    )
+    kernels.gradient_kernel[grid](
+        **inputs, ga_ptr=grad_averages, **carries, **into, **grads, **per_chunk
+    )
+    return (*grads.values(), grad_n0, grad_d0)
 
 
 @_scan_backward_op.register_fake
@@ -344,8 +345,38 @@ def _backward(ctx, grad_averages, grad_n, grad_d, *_):
 _scan_op.register_autograd(_backward, setup_context=_setup_context)
 
 
+def _cdiv(a, b):
+    """`ceil(a / b)` for positive ints."""
+    return -(-a // b)
+
+
 def _block_units(units):
+    """The units per program: `BLOCK_UNITS`, or the next power of two of
+    fewer units."""
     return min(BLOCK_UNITS, 1 << max(0, units - 1).bit_length())
+
+
+def _passes(z, chunk_size):
+    """How the passes are launched over `z` `[batch, time, units]`:
+    `(grid, per_chunk, walk)`, the grid of the per-chunk kernels (batch
+    rows, unit tiles, chunks; the walks over the chunks take its first two
+    axes), and the sizes and block sizes of each kind, as keyword
+    arguments."""
+    batch, length, units = z.shape
+    block = _block_units(units)
+    num_chunks = _cdiv(length, chunk_size)
+    grid = (batch, _cdiv(units, block), num_chunks)
+    per_chunk = dict(
+        length=length,
+        num_units=units,
+        CHUNK=chunk_size,
+        BLOCK=block,
+        num_warps=NUM_WARPS,
+    )
+    walk = dict(
+        num_chunks=num_chunks, num_units=units, BLOCK=block, num_warps=NUM_WARPS
+    )
+    return grid, per_chunk, walk
 
 
 def _step_inputs(z, la, lg, pos):
@@ -364,18 +395,11 @@ def _step_inputs(z, la, lg, pos):
 
 
 def _kernels(interpret):
-    """The Triton kernels by name, Triton imported on first use.
+    """The kernel module (`_triton_scan_kernels`), Triton imported on first
+    use.
 
     Raises:
         RuntimeError: the kernels were defined for the other mode (compiled
             or interpreted) earlier in this process.
     """
-    kernels = _triton_import.kernel_module("_triton_scan_kernels", interpret)
-    return {
-        "summary": kernels.summary_kernel,
-        "carry": kernels.carry_kernel,
-        "average": kernels.average_kernel,
-        "adjoint_summary": kernels.adjoint_summary_kernel,
-        "adjoint_carry": kernels.adjoint_carry_kernel,
-        "gradient": kernels.gradient_kernel,
-    }
+    return _triton_import.kernel_module("_triton_scan_kernels", interpret)
