@@ -100,12 +100,13 @@ the paper states its budget, and how far short of it they fell.
 """
 
 import dataclasses
-import json
 import math
 import pathlib
 import statistics
 
 from keras_rda.lab.reporting import fixes
+from keras_rda.lab.reporting.records import load
+from keras_rda.lab.reporting.records import metric_key
 
 INCONCLUSIVE = "inconclusive (budget)"
 VERDICTS = ("reproduced", "direction only", INCONCLUSIVE, "not reproduced", "not run")
@@ -149,20 +150,6 @@ def _records(reading, results_dir):
     names = reading["record"]
     names = [names] if isinstance(names, str) else list(names)
     return [(name, load(results_dir, name)) for name in names]
-
-
-def load(results_dir, name):
-    """The record `results_dir/NAME.json`."""
-    path = pathlib.Path(results_dir) / f"{name}.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"no record {path} (named by a claim)")
-    return json.loads(path.read_text())
-
-
-def _metric_key(metric):
-    from keras_rda.lab.reporting import report
-
-    return report.metric_key(metric)
 
 
 def _higher_is_better(metric):
@@ -227,17 +214,17 @@ def _run_value(kind, reading, data, run):
     if kind == "seconds":
         return Value.exact(run["seconds"])
     if kind == "final":
-        value = run["final"].get(_metric_key(metric))
+        value = run["final"].get(metric_key(metric))
         if value is None:
             raise ValueError(f"run {run['model']!r} has no final {metric!r}")
         return Value.exact(value)
     if kind == "best":
-        key = "val_" + _metric_key(metric)
+        key = "val_" + metric_key(metric)
         values = [c[key] for c in run["curve"] if c.get(key) is not None]
         pick = max if _higher_is_better(metric) else min
         return Value.exact(pick(values))
     if kind == "largest_drop":
-        key = "val_" + _metric_key(metric)
+        key = "val_" + metric_key(metric)
         values = [c[key] for c in run["curve"] if c.get(key) is not None]
         sign = 1 if _higher_is_better(metric) else -1
         falls = [sign * (a - b) for a, b in zip(values, values[1:])]
@@ -1109,7 +1096,7 @@ def claims_records(results_dir):
     in file-name order."""
     folder = pathlib.Path(results_dir) / "claims"
     return [
-        (f"claims/{path.stem}", json.loads(path.read_text()))
+        (f"claims/{path.stem}", load(results_dir, f"claims/{path.stem}"))
         for path in sorted(folder.glob("*.json"))
     ]
 

@@ -7,6 +7,9 @@ this package never needs the training code to read a record.
 """
 
 import math
+import pathlib
+
+from keras_rda.lab.files import read_json
 
 # Task metric name -> key of the Keras logs (the loss of a cross-entropy task
 # is its cross-entropy).
@@ -29,6 +32,23 @@ def metric_key(metric):
         (held-out scores carry a `val_` prefix there).
     """
     return _METRIC_KEYS.get(metric, metric)
+
+
+def load(results_dir, name):
+    """The record `results_dir/NAME.json`.
+
+    Args:
+        results_dir: the folder of the records, e.g. `results`.
+        name: the record's path under it without `.json`, as a report
+            marker or a claim names it (e.g. `rda_paper/addition-compare`).
+
+    Raises:
+        FileNotFoundError: there is no such record.
+    """
+    path = pathlib.Path(results_dir) / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no record {path}")
+    return read_json(path)
 
 
 def json_safe(value):

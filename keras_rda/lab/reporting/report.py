@@ -14,6 +14,7 @@ from keras_rda.lab.reporting.benchmark_tables import benchmark_markdown
 from keras_rda.lab.reporting.commands import user_command
 from keras_rda.lab.reporting.commands import without_machine_paths
 from keras_rda.lab.reporting.records import json_safe
+from keras_rda.lab.reporting.records import load
 from keras_rda.lab.reporting.records import metric_key
 from keras_rda.utils import validation
 
@@ -428,14 +429,6 @@ def render(data, name, results_dir="results"):
     return "\n".join(lines) + "\n"
 
 
-def load_record(results_dir, name):
-    """The record `results_dir/NAME.json`."""
-    path = pathlib.Path(results_dir) / f"{name}.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"no record {path} (named by a report marker)")
-    return read_json(path)
-
-
 def rebuild_tables(text, results_dir):
     """`text` with every marked table rebuilt from its record.
 
@@ -457,10 +450,10 @@ def rebuild_tables(text, results_dir):
         if name == claims.SUMMARY:
             body = claims.summary_markdown(results_dir) + "\n"
         elif name.endswith(claims.PAPER_SUMMARY):
-            record = load_record(results_dir, name.removesuffix(claims.PAPER_SUMMARY))
+            record = load(results_dir, name.removesuffix(claims.PAPER_SUMMARY))
             body = claims.paper_summary_markdown(record, results_dir) + "\n"
         else:
-            body = render(load_record(results_dir, name), name, results_dir)
+            body = render(load(results_dir, name), name, results_dir)
         return match.group(1) + body + match.group(4)
 
     return MARKER.sub(replace, text), names

@@ -15,6 +15,7 @@ import pytest
 
 from keras_rda.lab.cli import main
 from keras_rda.lab.reporting import claims
+from keras_rda.lab.reporting import records
 from keras_rda.lab.reporting import report
 from tests.conftest import REPO_ROOT
 
@@ -430,7 +431,7 @@ def test_every_verdict_agrees_with_the_numbers_of_its_records(path):
 def test_every_record_behind_a_claim_has_command_commit_and_seed(path):
     missing = []
     for name in claims.record_names(_claims(path)):
-        record = claims.load(RESULTS, name)
+        record = records.load(RESULTS, name)
         command, commits, seeds = claims.provenance(record)
         if not command:
             missing.append(f"{name}: command")
@@ -574,7 +575,7 @@ def test_the_pages_show_the_command_of_every_record_a_verdict_reads(paper):
 def test_every_record_a_page_shows_has_command_commit_and_seed(page):
     missing = []
     for name in _markers(page.read_text()):
-        record = report.load_record(RESULTS, name)
+        record = records.load(RESULTS, name)
         if claims.is_claims_record(record):
             continue
         command, commits, seeds = claims.provenance(record)
