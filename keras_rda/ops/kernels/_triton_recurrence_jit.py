@@ -5,8 +5,8 @@ through `triton_recurrence._kernels`, which sets `TRITON_INTERPRET` first
 when interpret mode is asked for (Triton reads it when `triton.jit`
 decorates), and never in a process that has loaded TensorFlow.
 
-The equations are `keras_rda.ops.rda_recurrence`'s (its docstring: the
-forward step and the closed-form backward step).
+Equations: see `keras_rda.ops.rda_recurrence` (the forward step and the
+closed-form backward step).
 
 Layouts (all contiguous, row-major; `K = k - 1` gate blocks, `k` = 4 with a
 discount, 3 without):
@@ -28,7 +28,9 @@ masked) and runs the whole time loop. The recurrent matmuls read their
 left operand (`h_{t-1}` forward, `dG_t` backward) back from the output the
 same program has just written, in `BLOCK_K` column chunks (a register
 tensor cannot be sliced), after a barrier, up to `U_PAD` (not `BLOCK_U`);
-`R` is read from the cache in `[BLOCK_K, BLOCK_U]` tiles.
+`R` is read from the cache in `[BLOCK_K, BLOCK_U]` tiles. The program's
+tile (`_tile`) and groups of tiles read or written together travel between
+the helpers as tuples (Triton inlines every helper).
 """
 
 import triton
@@ -165,10 +167,11 @@ def _average_weights(
 
 @triton.jit
 def _tile(B, U, NUM_GATES: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_U: tl.constexpr):
-    """The program's tile: `(rows, row_ok, cols, ok, state, p_row, g_row)`,
-    its batch rows and which are real, its columns, its real `[rows, units]`
-    entries, and their offsets in a `[batch, units]` matrix, in a step of
-    `P` (`[batch, k * units]`) and in a step of `G` (`[batch, K * units]`)."""
+    """The program's tile, one tuple passed whole to the helpers: `(rows,
+    row_ok, cols, ok, state, p_row, g_row)`, its batch rows and which are
+    real, its columns, its real `[rows, units]` entries, and their offsets
+    in a `[batch, units]` matrix, in a step of `P` (`[batch, k * units]`)
+    and in a step of `G` (`[batch, K * units]`)."""
     rows = tl.program_id(0) * BLOCK_B + tl.arange(0, BLOCK_B)
     cols = tl.arange(0, BLOCK_U)
     row_ok = rows < B
@@ -180,27 +183,37 @@ def _tile(B, U, NUM_GATES: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_U: tl.cons
 
 
 @triton.jit
-def _load_state(A, B, C, D, offsets, ok):
-    """Four `[rows, units]` tiles at `offsets`, in float32 (0 where not `ok`)."""
-    a = tl.load(A + offsets, mask=ok, other=0.0).to(tl.float32)
-    b = tl.load(B + offsets, mask=ok, other=0.0).to(tl.float32)
-    c = tl.load(C + offsets, mask=ok, other=0.0).to(tl.float32)
-    d = tl.load(D + offsets, mask=ok, other=0.0).to(tl.float32)
-    return a, b, c, d
+def _load(ptr, offsets, ok):
+    """The `[rows, units]` tile at `offsets`, in float32 (0 where not `ok`)."""
+    return tl.load(ptr + offsets, mask=ok, other=0.0).to(tl.float32)
 
 
 @triton.jit
-def _store_state(A, B, C, offsets, a, b, c, ok):
-    """Stores three `[rows, units]` tiles at `offsets`."""
-    tl.store(A + offsets, a, mask=ok)
-    tl.store(B + offsets, b, mask=ok)
-    tl.store(C + offsets, c, mask=ok)
+def _load3(ptrs, offsets, ok):
+    """The three tiles at `offsets` of the pointers `ptrs`, in float32."""
+    a_ptr, b_ptr, c_ptr = ptrs
+    return (
+        _load(a_ptr, offsets, ok),
+        _load(b_ptr, offsets, ok),
+        _load(c_ptr, offsets, ok),
+    )
 
 
 @triton.jit
-def _store_blocks(ptr, U, ok, a, b, c, d, NUM_BLOCKS: tl.constexpr):
-    """Stores the tiles `a, b[, c[, d]]` as the first `NUM_BLOCKS` blocks of
+def _store3(ptrs, offsets, values, ok):
+    """Stores the three tiles `values` at `offsets` of the pointers `ptrs`."""
+    a_ptr, b_ptr, c_ptr = ptrs
+    a, b, c = values
+    tl.store(a_ptr + offsets, a, mask=ok)
+    tl.store(b_ptr + offsets, b, mask=ok)
+    tl.store(c_ptr + offsets, c, mask=ok)
+
+
+@triton.jit
+def _store_blocks(ptr, U, ok, blocks, NUM_BLOCKS: tl.constexpr):
+    """Stores the first `NUM_BLOCKS` of the four tiles `blocks` as blocks of
     `U` columns at `ptr` (a step of `G` or of `dP`)."""
+    a, b, c, d = blocks
     tl.store(ptr, a, mask=ok)
     tl.store(ptr + U, b, mask=ok)
     if NUM_BLOCKS >= 3:
@@ -210,8 +223,16 @@ def _store_blocks(ptr, U, ok, a, b, c, d, NUM_BLOCKS: tl.constexpr):
 
 
 @triton.jit
-def _where(real, a, b, c, d, old_a, old_b, old_c, old_d):
-    """The four tiles where `real`, the old ones elsewhere (skipped steps)."""
+def _is_real(MASK, t, B, rows, row_ok):
+    """`[rows, 1]`: whether step `t` is real for each batch row."""
+    return (tl.load(MASK + t * B + rows, mask=row_ok, other=0) != 0)[:, None]
+
+
+@triton.jit
+def _where(real, new, old):
+    """The four tiles `new` where `real`, `old` elsewhere (skipped steps)."""
+    a, b, c, d = new
+    old_a, old_b, old_c, old_d = old
     return (
         tl.where(real, a, old_a),
         tl.where(real, b, old_b),
@@ -277,14 +298,10 @@ def _gate_matmul(
 def _gate_preactivation(
     gate: tl.constexpr,
     P_t,
-    p_row,
     left_ptr,
     R,
     RM,
-    rows,
-    row_ok,
-    cols,
-    ok,
+    tile,
     U,
     NUM_GATES: tl.constexpr,
     HAS_RECURRENT_MASK: tl.constexpr,
@@ -292,7 +309,8 @@ def _gate_preactivation(
     BLOCK_K: tl.constexpr,
 ):
     """`G_t`'s block `gate` (0: g, 1: a, 2: gamma): `P_t`'s block `gate + 1`
-    plus `(h_{t-1} r) R` of that block."""
+    plus `(h_{t-1} r) R` of that block, `h_{t-1}` at `left_ptr`."""
+    rows, row_ok, cols, ok, _, p_row, _ = tile
     acc = tl.load(P_t + p_row + (gate + 1) * U, mask=ok, other=0.0)
     return _gate_matmul(
         acc=acc.to(tl.float32),
@@ -320,11 +338,7 @@ def _forward_gates(
     H,
     R,
     RM,
-    rows,
-    row_ok,
-    cols,
-    ok,
-    p_row,
+    tile,
     B,
     U,
     NUM_GATES: tl.constexpr,
@@ -342,21 +356,19 @@ def _forward_gates(
     else:
         left = H
         left_offset = (t - 1) * B * U
-    left_ptr = left + left_offset
+    h = left + left_offset
     gates_g = _gate_preactivation(
-        0, P_t, p_row, left_ptr, R, RM, rows, row_ok, cols, ok, U,
-        NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K,
-    )  # fmt: skip
+        0, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K
+    )
     gates_a = _gate_preactivation(
-        1, P_t, p_row, left_ptr, R, RM, rows, row_ok, cols, ok, U,
-        NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K,
-    )  # fmt: skip
+        1, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K
+    )
     gates_c = gates_a
     if NUM_GATES == 3:
         gates_c = _gate_preactivation(
-            2, P_t, p_row, left_ptr, R, RM, rows, row_ok, cols, ok, U,
-            NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K,
-        )  # fmt: skip
+            2, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K
+        )
+    _, _, _, ok, _, p_row, _ = tile
     u = tl.load(P_t + p_row, mask=ok, other=0.0).to(tl.float32)
     return u, gates_g, gates_a, gates_c
 
@@ -422,81 +434,76 @@ def forward_kernel(
     the final state (`N_LAST`, `D_LAST`, `M_LAST`, float32 `[batch, units]`)
     and, with `SAVE`, what the backward pass reads (`G`, `N`, `D`, `M`)."""
     NUM_GATES: tl.constexpr = 3 if DISCOUNT else 2
-    rows, row_ok, cols, ok, state, p_row, g_row = _tile(
-        B, U, NUM_GATES, BLOCK_B, BLOCK_U
-    )
-    h, n, d, m = _load_state(H0, N0, D0, M0, state, ok)
+    tile = _tile(B, U, NUM_GATES, BLOCK_B, BLOCK_U)
+    rows, row_ok, _, ok, state, _, g_row = tile
+    h = _load(H0, state, ok)
+    n, d, m = _load3((N0, D0, M0), state, ok)
     for t in range(0, T):
         u, gates_g, gates_a, gates_c = _forward_gates(
-            t, P, H0, H, R, RM, rows, row_ok, cols, ok, p_row, B, U,
-            NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K,
-        )  # fmt: skip
+            t,
+            P,
+            H0,
+            H,
+            R,
+            RM,
+            tile,
+            B,
+            U,
+            NUM_GATES,
+            HAS_RECURRENT_MASK,
+            U_PAD,
+            BLOCK_K,
+        )
         if SAVE:
             G_t = G + t * B * (NUM_GATES * U) + g_row
-            _store_blocks(G_t, U, ok, gates_g, gates_a, gates_c, gates_c, NUM_GATES)
+            gates = (gates_g, gates_a, gates_c, gates_c)
+            _store_blocks(G_t, U, ok, gates, NUM_GATES)
         average, n_new, d_new, m_new = _average_step(
             u, gates_g, gates_a, gates_c, n, d, m, DISCOUNT, ATTENTION, TANH_HIDDEN
         )
         # The carried h is the stored one (in H's dtype), as on the portable path.
         h_new = average.to(H.dtype.element_ty).to(tl.float32)
         if HAS_MASK:
-            real = (tl.load(MASK + t * B + rows, mask=row_ok, other=0) != 0)[:, None]
+            real = _is_real(MASK, t, B, rows, row_ok)
             h_new, n_new, d_new, m_new = _where(
-                real, h_new, n_new, d_new, m_new, h, n, d, m
+                real, (h_new, n_new, d_new, m_new), (h, n, d, m)
             )
         h, n, d, m = h_new, n_new, d_new, m_new
         out = t * B * U + state
         tl.store(H + out, h.to(H.dtype.element_ty), mask=ok)
         if SAVE:
-            _store_state(N, D, M, out, n, d, m, ok)
+            _store3((N, D, M), out, (n, d, m), ok)
         # The next step's matmul reads H[t] written by other threads.
         tl.debug_barrier()
-    _store_state(N_LAST, D_LAST, M_LAST, state, n, d, m, ok)
+    _store3((N_LAST, D_LAST, M_LAST), state, (n, d, m), ok)
 
 
 # ---------------------------------------------------------------- backward
 
 
 @triton.jit
-def _step_inputs(
-    t,
-    P,
-    G,
-    N0,
-    D0,
-    M0,
-    N,
-    D,
-    M,
-    B,
-    U,
-    p_row,
-    g_row,
-    state,
-    ok,
-    NUM_GATES: tl.constexpr,
-):
+def _step_inputs(t, P, G, initial, saved, tile, B, U, NUM_GATES: tl.constexpr):
     """What the backward step `t` reads: `(u, G^g, G^a, G^gamma, n_{t-1},
-    d_{t-1}, m_{t-1}, n_t, d_t)` (`G^gamma` is `G^a` without a discount)."""
+    d_{t-1}, m_{t-1}, n_t, d_t)` (`G^gamma` is `G^a` without a discount),
+    from `P`, `G`, the `initial` state `(N0, D0, M0)` and the `saved` states
+    `(N, D, M)`."""
+    _, _, _, ok, state, p_row, g_row = tile
     out = t * B * U + state
+    N, D, M = saved
     if t == 0:
-        n_prev = tl.load(N0 + state, mask=ok, other=0.0).to(tl.float32)
-        d_prev = tl.load(D0 + state, mask=ok, other=0.0).to(tl.float32)
-        m_prev = tl.load(M0 + state, mask=ok, other=0.0).to(tl.float32)
-    else:
-        n_prev = tl.load(N + out - B * U, mask=ok, other=0.0)
-        d_prev = tl.load(D + out - B * U, mask=ok, other=0.0)
-        m_prev = tl.load(M + out - B * U, mask=ok, other=0.0)
-    n = tl.load(N + out, mask=ok, other=0.0)
-    d = tl.load(D + out, mask=ok, other=0.0)
+        n_prev, d_prev, m_prev = _load3(initial, state, ok)
+    else:  # the saved state after step t - 1, one `[batch, units]` back
+        n_prev, d_prev, m_prev = _load3((N + out, D + out, M + out), -(B * U), ok)
+    n = _load(N, out, ok)
+    d = _load(D, out, ok)
     G_t = G + t * B * (NUM_GATES * U) + g_row
-    gates_g = tl.load(G_t, mask=ok, other=0.0)
-    gates_a = tl.load(G_t + U, mask=ok, other=0.0)
+    gates_g = _load(G_t, 0, ok)
+    gates_a = _load(G_t + U, 0, ok)
     gates_c = gates_a
     if NUM_GATES == 3:
-        gates_c = tl.load(G_t + 2 * U, mask=ok, other=0.0)
+        gates_c = _load(G_t + 2 * U, 0, ok)
     P_t = P + t * B * ((NUM_GATES + 1) * U)
-    u = tl.load(P_t + p_row, mask=ok, other=0.0).to(tl.float32)
+    u = _load(P_t, p_row, ok)
     return u, gates_g, gates_a, gates_c, n_prev, d_prev, m_prev, n, d
 
 
@@ -544,9 +551,7 @@ def _step_gradients(
 def _backward_matmul(
     DP_t,
     R,
-    rows,
-    row_ok,
-    cols,
+    tile,
     U,
     NUM_GATES: tl.constexpr,
     BLOCK_B: tl.constexpr,
@@ -556,6 +561,7 @@ def _backward_matmul(
 ):
     """`dG_t R^T`, `[BLOCK_B, BLOCK_U]`: `R^T[j, i]` of gate block `gate` is
     `R[i, gate * U_PAD + j]`; `dG_t` is read back from `DP_t`."""
+    rows, row_ok, cols, _, _, _, _ = tile
     acc = tl.full((BLOCK_B, BLOCK_U), 0.0, tl.float32)
     for gate in tl.static_range(NUM_GATES):
         acc = _gate_matmul(
@@ -615,38 +621,37 @@ def backward_kernel(
     """The whole backward time loop (reversed) for `BLOCK_B` batch rows:
     writes `dP_t` (float32) and the gradients of the initial state."""
     NUM_GATES: tl.constexpr = 3 if DISCOUNT else 2
-    rows, row_ok, cols, ok, state, p_row, g_row = _tile(
-        B, U, NUM_GATES, BLOCK_B, BLOCK_U
-    )
+    tile = _tile(B, U, NUM_GATES, BLOCK_B, BLOCK_U)
+    rows, row_ok, _, ok, state, p_row, _ = tile
     # Gradients of the loss w.r.t. the state after the last step.
     dh = tl.full((BLOCK_B, BLOCK_U), 0.0, tl.float32)
-    dn, dd, dm, _ = _load_state(DN_T, DD_T, DM_T, DM_T, state, ok)
+    dn, dd, dm = _load3((DN_T, DD_T, DM_T), state, ok)
     for i in range(0, T):
         t = T - 1 - i
         dh = dh + tl.load(DH + t * B * U + state, mask=ok, other=0.0)
-        inputs = _step_inputs(
-            t, P, G, N0, D0, M0, N, D, M, B, U, p_row, g_row, state, ok, NUM_GATES
-        )
+        inputs = _step_inputs(t, P, G, (N0, D0, M0), (N, D, M), tile, B, U, NUM_GATES)
         d_u, d_g, d_a, d_c, dn_prev, dd_prev, dm_prev = _step_gradients(
             dh, dn, dd, inputs, DISCOUNT, ATTENTION, TANH_HIDDEN
         )
         if HAS_MASK:
-            real = (tl.load(MASK + t * B + rows, mask=row_ok, other=0) != 0)[:, None]
-            d_u, d_g, d_a, d_c = _where(real, d_u, d_g, d_a, d_c, 0.0, 0.0, 0.0, 0.0)
+            real = _is_real(MASK, t, B, rows, row_ok)
+            d_u, d_g, d_a, d_c = _where(
+                real, (d_u, d_g, d_a, d_c), (0.0, 0.0, 0.0, 0.0)
+            )
         DP_t = DP + t * B * ((NUM_GATES + 1) * U)
-        _store_blocks(DP_t + p_row, U, ok, d_u, d_g, d_a, d_c, NUM_GATES + 1)
+        _store_blocks(DP_t + p_row, U, ok, (d_u, d_g, d_a, d_c), NUM_GATES + 1)
         # The matmul reads dG_t back from DP, written by other threads.
         tl.debug_barrier()
         # dh_{t-1} = (dG_t R^T) r.
         dh_prev = _backward_matmul(
-            DP_t, R, rows, row_ok, cols, U, NUM_GATES, BLOCK_B, BLOCK_U, U_PAD, BLOCK_K
+            DP_t, R, tile, U, NUM_GATES, BLOCK_B, BLOCK_U, U_PAD, BLOCK_K
         )
         if HAS_RECURRENT_MASK:
-            dh_prev = dh_prev * tl.load(RM + state, mask=ok, other=0.0).to(tl.float32)
+            dh_prev = dh_prev * _load(RM, state, ok)
         if HAS_MASK:
             dh_prev, dn_prev, dd_prev, dm_prev = _where(
-                real, dh_prev, dn_prev, dd_prev, dm_prev, dh, dn, dd, dm
+                real, (dh_prev, dn_prev, dd_prev, dm_prev), (dh, dn, dd, dm)
             )
         dh, dn, dd, dm = dh_prev, dn_prev, dd_prev, dm_prev
     tl.store(DH0 + state, dh, mask=ok)
-    _store_state(DN0, DD0, DM0, state, dn, dd, dm, ok)
+    _store3((DN0, DD0, DM0), state, (dn, dd, dm), ok)
