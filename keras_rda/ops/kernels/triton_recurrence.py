@@ -79,16 +79,29 @@ from keras_rda.ops.kernels import _triton_import
 
 #: Batch rows per program (`tl.dot` needs at least 16).
 BLOCK_BATCH = 16
-#: Columns of the left operand per dot of the recurrent matmul.
+#: Columns of the left operand per dot of the recurrent matmul, and the
+#: multiple the K loop and `R`'s padded rows and blocks round the units to
+#: (32 floats: 128-byte aligned rows).
 BLOCK_K = 32
 #: The smallest padded number of units (`tl.dot` needs 16).
 MIN_UNITS = 16
+#: Warps per program by register-tile width: `(widest BLOCK_U, warps)` in
+#: order, and `MAX_WARPS` past the last (`_launch_config`).
+WARPS_BY_BLOCK_UNITS = ((64, 4), (128, 8))
+MAX_WARPS = 16
+#: Buffers Triton's software pipeline gives each dot operand it stages in
+#: shared memory (the default `num_stages=3` keeps two in flight).
+PIPELINE_BUFFERS = 2
+#: Bytes of a float32, the widest operand the dots stage (float16 and
+#: bfloat16 inputs stage less: `shared_memory_bytes`).
+FLOAT32_BYTES = 4
+#: Gate blocks per unit of the input projections (u, g, a[, gamma]).
+RDA_BLOCKS = 4
+RWA_BLOCKS = 3
 
 _ATTENTION = attention_average.ATTENTION_ACTIVATIONS
 _HIDDEN = attention_average.HIDDEN_ACTIVATIONS
 _INPUT_DTYPES = ("float32", "float16", "bfloat16")
-
-# The kernel module, imported on the first call, and whether it interprets.
 
 
 def unsupported_reason(spec, dtype):
@@ -137,16 +150,30 @@ def size_reason(time, batch, units, blocks):
 
 
 def shared_memory_bytes(units):
-    """The shared memory per block the kernels need at `units`, in bytes.
+    """An upper bound of the shared memory per block either kernel needs at
+    `units`, in bytes, for every configuration (the layers check it against
+    the device's limit before they choose the kernel).
 
-    The recurrent matmul's dot operands staged in shared memory, two
-    stages of a `[BLOCK_K, BLOCK_U]` tile of `R` and a `[BLOCK_BATCH,
-    BLOCK_K]` tile of the left operand, float32: the shared memory Triton
-    reports for both kernels compiled for sm_90 at 64, 128, 256 and 512
-    padded units.
+    What Triton stages in shared memory for the recurrent matmul's dots,
+    float32 (`PIPELINE_BUFFERS` buffers of each operand it pipelines):
+
+    - a `[BLOCK_K, BLOCK_U]` tile of `R` and a `[BLOCK_BATCH, BLOCK_K]`
+      tile of the left operand (`h_{t-1}` forward, `dG_t` backward);
+    - with recurrent dropout, in the forward, a `[BLOCK_BATCH, BLOCK_K]`
+      tile of the mask `r`, and one unbuffered tile of the product
+      `h_{t-1} r` that the dot reads.
+
+    This is the forward's figure with recurrent dropout, the largest:
+    Triton's own (`metadata.shared`, `benchmarks/kernel_compile.py`,
+    `results/benchmarks/kernel_compile.json`) at 64 to 512 units for sm_80
+    and sm_90; the backward stages no mask (6 KB less), float16 and
+    bfloat16 inputs stage less, and at 32 units or fewer Triton does not
+    pipeline the dots (a fraction of this).
     """
     config = _launch_config(units)
-    return 2 * 4 * config.block_k * (config.block_units + BLOCK_BATCH)
+    left = BLOCK_BATCH * config.block_k
+    staged = config.block_k * config.block_units + left + left  # R, h, r
+    return FLOAT32_BYTES * (PIPELINE_BUFFERS * staged + left)  # + h * r
 
 
 def recurrence(
@@ -197,18 +224,18 @@ def recurrence(
     if recurrent_mask is not None:
         recurrent_mask = recurrent_mask.expand(h0.shape)
     hidden, n, d, m, *_ = rda_recurrence_op(
-        projected,
-        recurrent_kernel,
-        h0,
-        n0,
-        d0,
-        m0,
-        mask,
-        recurrent_mask,
-        bool(spec.discount),
-        spec.attention_activation,
-        spec.hidden_activation,
-        save,
+        projected=projected,
+        recurrent_kernel=recurrent_kernel,
+        h0=h0,
+        n0=n0,
+        d0=d0,
+        m0=m0,
+        mask=mask,
+        recurrent_mask=recurrent_mask,
+        discount=bool(spec.discount),
+        attention_activation=spec.attention_activation,
+        hidden_activation=spec.hidden_activation,
+        save=save,
     )
     return hidden, n, d, m
 
@@ -220,9 +247,19 @@ def _dtype_name(dtype):
     return str(dtype).replace("torch.", "")
 
 
+def _blocks(discount):
+    """`k`, the blocks per unit of the input projections."""
+    return RDA_BLOCKS if discount else RWA_BLOCKS
+
+
+def _cdiv(a, b):
+    """`ceil(a / b)` for positive ints (Triton's `cdiv`, without Triton)."""
+    return -(-a // b)
+
+
 def _check_shapes(projected, recurrent_kernel, initial_state, spec):
     units = spec.units
-    blocks = 4 if spec.discount else 3
+    blocks = _blocks(spec.discount)
     if projected.ndim != 3 or projected.shape[-1] != blocks * units:
         raise ValueError(
             "Received an invalid value for argument `projected`, expected "
@@ -237,8 +274,8 @@ def _check_shapes(projected, recurrent_kernel, initial_state, spec):
     if projected.numel() >= _kernel_rules.INT32_ELEMENTS:
         raise ValueError(
             "Received an invalid value for argument `projected`, expected "
-            "fewer than 2**31 elements (the kernels index in int32), got shape "
-            f"{tuple(projected.shape)}"
+            f"fewer than {_kernel_rules.INT32_ELEMENTS:,} (2**31) elements (the "
+            f"kernels index in int32), got shape {tuple(projected.shape)}"
         )
     expected = (units, (blocks - 1) * units)
     if tuple(recurrent_kernel.shape) != expected:
@@ -299,14 +336,17 @@ def _launch_config(units):
     """
     block_u = max(MIN_UNITS, 1 << (units - 1).bit_length())
     block_k = min(block_u, BLOCK_K)
-    padded = -(-units // block_k) * block_k
-    num_warps = 4 if block_u <= 64 else (8 if block_u <= 128 else 16)
+    padded = _cdiv(units, block_k) * block_k
+    num_warps = next(
+        (warps for widest, warps in WARPS_BY_BLOCK_UNITS if block_u <= widest),
+        MAX_WARPS,
+    )
     return LaunchConfig(block_u, block_k, padded, num_warps)
 
 
 def _grid(batch):
     """One program per tile of `BLOCK_BATCH` rows."""
-    return (triton_cdiv(batch, BLOCK_BATCH),)
+    return (_cdiv(batch, BLOCK_BATCH),)
 
 
 def _constants(discount, attention, hidden, step_mask, recurrent_mask):
@@ -382,14 +422,11 @@ def rda_recurrence_op(
     """
     time, batch, _ = projected.shape
     units = h0.shape[-1]
-    gates_width = (3 if discount else 2) * units
-    f32 = dict(dtype=torch.float32, device=projected.device)
-    saved_shape = (time, batch) if save else (0, 0)
-    hidden = torch.empty((time, batch, units), dtype=h0.dtype, device=h0.device)
-    gates = torch.empty(saved_shape + (gates_width,), **f32)
-    numerators, denominators, log_scales = (
-        torch.empty(saved_shape + (units,), **f32) for _ in range(3)
+    hidden = _empty_hidden(projected, h0)
+    gates, numerators, denominators, log_scales = _empty_saved(
+        projected, units, discount, save
     )
+    f32 = dict(dtype=torch.float32, device=projected.device)
     n, d, m = (torch.empty((batch, units), **f32) for _ in range(3))
     step_mask = _step_mask(mask, time, batch)
     config = _launch_config(units)
@@ -446,21 +483,30 @@ def _rda_recurrence_fake(
     hidden_activation,
     save,
 ):
-    time, batch, _ = projected.shape
-    units = h0.shape[-1]
-    gates_width = (3 if discount else 2) * units
-    saved_shape = (time, batch) if save else (0, 0)
-    f32 = dict(dtype=torch.float32, device=projected.device)
     return (
-        projected.new_empty((time, batch, units), dtype=h0.dtype),
-        n0.new_empty((batch, units)),
-        d0.new_empty((batch, units)),
-        m0.new_empty((batch, units)),
-        torch.empty(saved_shape + (gates_width,), **f32),
-        torch.empty(saved_shape + (units,), **f32),
-        torch.empty(saved_shape + (units,), **f32),
-        torch.empty(saved_shape + (units,), **f32),
+        _empty_hidden(projected, h0),
+        n0.new_empty(n0.shape),
+        d0.new_empty(d0.shape),
+        m0.new_empty(m0.shape),
+        *_empty_saved(projected, h0.shape[-1], discount, save),
     )
+
+
+def _empty_hidden(projected, h0):
+    """The forward's output `hidden`, `[time, batch, units]` in `h0`'s dtype."""
+    time, batch, _ = projected.shape
+    return torch.empty((time, batch, h0.shape[-1]), dtype=h0.dtype, device=h0.device)
+
+
+def _empty_saved(projected, units, discount, save):
+    """What the forward saves for the backward, float32: `(gates,
+    numerators, denominators, log_scales)`, `[time, batch, (k - 1) units]`
+    and `[time, batch, units]` (`[0, 0, *]` without `save`)."""
+    time, batch, _ = projected.shape
+    shape = (time, batch) if save else (0, 0)
+    f32 = dict(dtype=torch.float32, device=projected.device)
+    gates = torch.empty(shape + ((_blocks(discount) - 1) * units,), **f32)
+    return (gates, *(torch.empty(shape + (units,), **f32) for _ in range(3)))
 
 
 @torch.library.custom_op("keras_rda::rda_recurrence_backward", mutates_args=())
@@ -622,24 +668,24 @@ def _backward(ctx, d_hidden, d_n, d_d, d_m, *unused):
         for grad, ref in zip((d_hidden, d_n, d_d, d_m), (hidden, n0, d0, m0))
     )
     d_projected, d_h0, d_n0, d_d0, d_m0 = rda_recurrence_backward_op(
-        projected,
-        recurrent_kernel,
-        n0,
-        d0,
-        m0,
-        mask,
-        recurrent_mask,
-        gates,
-        numerators,
-        denominators,
-        log_scales,
-        d_hidden,
-        d_n,
-        d_d,
-        d_m,
-        ctx.discount,
-        ctx.attention_activation,
-        ctx.hidden_activation,
+        projected=projected,
+        recurrent_kernel=recurrent_kernel,
+        n0=n0,
+        d0=d0,
+        m0=m0,
+        mask=mask,
+        recurrent_mask=recurrent_mask,
+        gates=gates,
+        numerators=numerators,
+        denominators=denominators,
+        log_scales=log_scales,
+        d_hidden=d_hidden,
+        d_n=d_n,
+        d_d=d_d,
+        d_m=d_m,
+        discount=ctx.discount,
+        attention_activation=ctx.attention_activation,
+        hidden_activation=ctx.hidden_activation,
     )
     d_kernel = _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask)
     return (
@@ -681,8 +727,3 @@ def _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask):
 
 
 rda_recurrence_op.register_autograd(_backward, setup_context=_setup_context)
-
-
-def triton_cdiv(a, b):
-    """`ceil(a / b)` for positive ints (Triton's `cdiv`, without Triton)."""
-    return -(-a // b)

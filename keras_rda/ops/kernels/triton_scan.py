@@ -156,8 +156,17 @@ def discounted_average_scan(
     z, la, lg = (x.to(torch.float32).contiguous() for x in (features, log_a, log_gamma))
     pos = None if positive is None else positive.to(torch.int8).contiguous()
     state = [s.to(torch.float32).contiguous() for s in initial_state]
+    n0, d0, m0 = state
     averages, n, d, m, *_ = torch.ops.keras_rda.parallel_rda_scan(
-        z, la, lg, pos, *state, chunk_size, bool(interpret)
+        z=z,
+        la=la,
+        lg=lg,
+        pos=pos,
+        n0=n0,
+        d0=d0,
+        m0=m0,
+        chunk_size=chunk_size,
+        interpret=bool(interpret),
     )
     final_state = tuple(s.to(i.dtype) for s, i in zip((n, d, m), initial_state))
     return averages.to(features.dtype), final_state
@@ -322,18 +331,18 @@ def _backward(ctx, grad_averages, grad_n, grad_d, *_):
 
     grad_z, grad_la, grad_lg, grad_n0, grad_d0 = (
         torch.ops.keras_rda.parallel_rda_scan_backward(
-            z,
-            la,
-            lg,
-            pos,
-            carry_n,
-            carry_d,
-            carry_m,
-            given(grad_averages, z),
-            given(grad_n, n0),
-            given(grad_d, d0),
-            ctx.chunk_size,
-            ctx.interpret,
+            z=z,
+            la=la,
+            lg=lg,
+            pos=pos,
+            carry_n=carry_n,
+            carry_d=carry_d,
+            carry_m=carry_m,
+            grad_averages=given(grad_averages, z),
+            grad_n=given(grad_n, n0),
+            grad_d=given(grad_d, d0),
+            chunk_size=ctx.chunk_size,
+            interpret=ctx.interpret,
         )
     )
     # m_0 enters through step 1's past log-scale `m_0 + log gamma_1` (when

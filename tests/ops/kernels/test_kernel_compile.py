@@ -111,6 +111,7 @@ def test_the_kernels_compile_for_a_gpu_without_one(tmp_path):
     for row in rows:
         assert row["registers"] > 0 and row["target"] == "sm_90", row
     assert _script().failures(rows) == []
+    assert all(r["shared_bytes"] <= _shared_memory_estimate(17) for r in rows)
 
 
 def test_the_check_fails_on_spills_and_shared_memory():
@@ -157,6 +158,34 @@ def test_the_committed_record_covers_the_benchmark_widths():
         (u, f"sm_{t}") for u in script.DEFAULT_UNITS for t in script.DEFAULT_TARGETS
     }
     assert len(rows) == len(widths) * 8
+
+
+def _shared_memory_estimate(units):
+    """`triton_recurrence.shared_memory_bytes`, the estimate that the layers
+    check against the device's shared memory per block."""
+    from keras_rda.ops.kernels import triton_recurrence
+
+    return triton_recurrence.shared_memory_bytes(units)
+
+
+def test_the_shared_memory_estimate_bounds_the_compilers_figures():
+    """The estimate is an upper bound of the shared memory Triton allocated
+    for both recurrence kernels at every width and target of the committed
+    record, and within 10% of the largest of them from 64 units on (today
+    equal to it; at fewer units Triton does not pipeline the dots and needs
+    a fraction)."""
+    rows = json.loads(RECORD.read_text())["figures"]
+    by_width = {}
+    for row in rows:
+        if row["kernel"] == "recurrence":
+            key = (row["units"], row["target"])
+            by_width[key] = max(by_width.get(key, 0), row["shared_bytes"])
+    assert len(by_width) == 12
+    for (units, target), needed in by_width.items():
+        estimate = _shared_memory_estimate(units)
+        assert needed <= estimate, (units, target, needed, estimate)
+        if units >= 64:
+            assert estimate <= 1.1 * needed, (units, target, needed, estimate)
 
 
 @SPILLS
