@@ -81,6 +81,17 @@ RecurrenceSpec = collections.namedtuple(
 
 _SOFTPLUS_LINEAR_BELOW = attention_average.SOFTPLUS_LINEAR_BELOW
 
+#: `k`, the blocks per unit of the input projections `P_t`: u, g, a and
+#: gamma for the RDA, u, g, a for the RWA (no discount); the recurrent
+#: kernel has `k - 1` (the documented weight layout).
+RDA_BLOCKS = 4
+RWA_BLOCKS = 3
+
+
+def projection_blocks(discount):
+    """`k` of a unit with or without a discount (`RDA_BLOCKS`, `RWA_BLOCKS`)."""
+    return RDA_BLOCKS if discount else RWA_BLOCKS
+
 
 #: `projects_in_loop`: the widest input, as a fraction of `units`, that the
 #: loop projects step by step.

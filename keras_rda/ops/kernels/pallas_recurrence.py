@@ -3,9 +3,10 @@
 Computes exactly `keras_rda.ops.rda_recurrence.fused_recurrence`, the RDA
 unit of the RDA paper, section 5 (the RWA being `gamma_t = 1`), with the
 scaled running average of `keras_rda.ops.attention_average` (RWA paper,
-Appendix D): the forward step and the closed-form backward step are
-written out once, in `rda_recurrence`'s docstring. Masked steps keep the
-state and repeat `h_{t-1}`.
+Appendix D). Masked steps keep the state and repeat `h_{t-1}`.
+
+Equations: see `keras_rda.ops.rda_recurrence` (the forward step and the
+closed-form backward step, written out once there).
 
 Passes. The forward pass is one `pallas_call`: the whole time loop is a
 `lax.fori_loop` inside the kernel, and the state `(h, n, d, m)` stays in
@@ -58,6 +59,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from keras_rda.ops import attention_average
+from keras_rda.ops import rda_recurrence
 
 #: Batch rows per program (Triton's `tl.dot` needs at least 16).
 BLOCK_BATCH = 16
@@ -67,6 +69,9 @@ BLOCK_UNITS = 64
 MIN_UNITS = 16
 #: Warps per program on the Triton backend.
 NUM_WARPS = 4
+#: Software-pipeline stages of the Triton backend: 1, none (the kernel's
+#: loop is the time loop, each step's dots depend on the one before).
+NUM_STAGES = 1
 #: The precision of the in-kernel dots. HIGHEST is IEEE float32 on the
 #: Triton backend; its DEFAULT would be TF32.
 PRECISION = lax.Precision.HIGHEST
@@ -214,7 +219,55 @@ def _select(mask, new, old):
     return new if mask is None else jnp.where(mask, new, old)
 
 
+def _step_mask(mask_ref, t):
+    """`[bb, 1]`: whether step `t` is real for each row, or None unmasked."""
+    if mask_ref is None:
+        return None
+    return mask_ref[t, :].astype(_F32)[:, None] > 0.0
+
+
+def _average_weights_of(g_pre, d_prev, m_prev, layout):
+    """`(p_t, q_t, m_t)` from the gate pre-activations `g_pre` (g, a[,
+    gamma]) of one column block."""
+    log_a, positive = _log_attention(g_pre[1], layout.attention)
+    log_gamma = _log_sigmoid(g_pre[2]) if layout.discount else None
+    return _average_weights(d_prev, m_prev, log_a, log_gamma, positive)
+
+
 # ----------------------------------------------------------------- forward
+
+
+def _gate_preactivations(p_ref, r_ref, h_in, t, c, layout):
+    """`G_t`'s gate blocks (g, a[, gamma]) on column block `c`: `P_t`'s
+    plus `(h_{t-1} r) R`, one `[bb, block] x [block, block]` dot per column
+    block of `h_{t-1} r` (`h_in`)."""
+    cols = _columns(c, layout)
+    g_pre = []
+    for j in range(layout.blocks - 1):
+        acc = p_ref[t, :, j + 1, cols].astype(_F32)
+        for kc in range(_num_column_blocks(layout)):
+            acc = acc + jnp.dot(
+                h_in[kc],
+                r_ref[j, _columns(kc, layout), cols].astype(_F32),
+                precision=PRECISION,
+                preferred_element_type=_F32,
+            )
+        g_pre.append(acc)
+    return g_pre
+
+
+def _forward_block(u, g_pre, h_prev, n_prev, d_prev, m_prev, mask, layout):
+    """The step on one column block: `(h_t, n_t, d_t, m_t)`, the previous
+    state where the step is skipped."""
+    p, q, m = _average_weights_of(g_pre, d_prev, m_prev, layout)
+    z = u * jnp.tanh(g_pre[0])
+    n = n_prev * p + z * q
+    d = d_prev * p + q
+    h = _hidden_of(n, d, layout)
+    if layout.hidden_dtype != "float32":
+        h = h.astype(layout.hidden_dtype).astype(_F32)
+    olds = (h_prev, n_prev, d_prev, m_prev)
+    return tuple(_select(mask, new, old) for new, old in zip((h, n, d, m), olds))
 
 
 def _forward_kernel(layout, save, *refs):
@@ -233,48 +286,27 @@ def _forward_kernel(layout, save, *refs):
     hid_ref, n_out, d_out, m_out = refs[:4]
     saved_refs = refs[4:] if save else None
     chunks = _num_column_blocks(layout)
-    gates = layout.blocks - 1
     rmask = _load_chunks(rmask_ref, layout) if rmask_ref is not None else None
 
     def step(t, carry):
-        h_prev, n_prev, d_prev, m_prev = carry
-        h_in = h_prev if rmask is None else tuple(h * r for h, r in zip(h_prev, rmask))
-        mask = None
-        if mask_ref is not None:
-            mask = mask_ref[t, :].astype(_F32)[:, None] > 0.0
+        h_in = carry[0]
+        if rmask is not None:
+            h_in = tuple(h * r for h, r in zip(h_in, rmask))
+        mask = _step_mask(mask_ref, t)
         new = ([], [], [], [])
         for c in range(chunks):
             cols = _columns(c, layout)
-            g_pre = []
-            for j in range(gates):
-                acc = p_ref[t, :, j + 1, cols].astype(_F32)
-                for kc in range(chunks):
-                    acc = acc + jnp.dot(
-                        h_in[kc],
-                        r_ref[j, _columns(kc, layout), cols].astype(_F32),
-                        precision=PRECISION,
-                        preferred_element_type=_F32,
-                    )
-                g_pre.append(acc)
+            g_pre = _gate_preactivations(p_ref, r_ref, h_in, t, c, layout)
             u = p_ref[t, :, 0, cols].astype(_F32)
-            log_a, positive = _log_attention(g_pre[1], layout.attention)
-            log_gamma = _log_sigmoid(g_pre[2]) if layout.discount else None
-            p, q, m = _average_weights(d_prev[c], m_prev[c], log_a, log_gamma, positive)
-            z = u * jnp.tanh(g_pre[0])
-            n = n_prev[c] * p + z * q
-            d = d_prev[c] * p + q
-            h = _hidden_of(n, d, layout)
-            if layout.hidden_dtype != "float32":
-                h = h.astype(layout.hidden_dtype).astype(_F32)
-            olds = (h_prev[c], n_prev[c], d_prev[c], m_prev[c])
-            for out, value, old in zip(new, (h, n, d, m), olds):
-                out.append(_select(mask, value, old))
+            state = (x[c] for x in carry)
+            for out, value in zip(new, _forward_block(u, g_pre, *state, mask, layout)):
+                out.append(value)
             hid_ref[t, :, cols] = new[0][c]
             if save:
                 for ref, value in zip(saved_refs[:3], new[1:]):
                     ref[t, :, cols] = value[c]
-                for j in range(gates):
-                    saved_refs[3][t, :, j, cols] = g_pre[j]
+                for j, value in enumerate(g_pre):
+                    saved_refs[3][t, :, j, cols] = value
         return tuple(tuple(x) for x in new)
 
     initial = tuple(
@@ -287,6 +319,59 @@ def _forward_kernel(layout, save, *refs):
 
 
 # ---------------------------------------------------------------- backward
+
+
+def _backward_block(dh, u, g_pre, n_prev, d_prev, m_prev, dn_next, dd_next, layout):
+    """Back through the step on one column block (`rda_recurrence`'s
+    backward step), from `dh` (the upstream of `h_t` included) and the
+    gradients `(dn, dd)` of the state after it.
+
+    Returns:
+        `(d_u, d_gates, dn, dd, p, d_past)`: the gradient of `u_t`, those of
+        the gate blocks (g, a[, gamma]), those of `n_t` and `d_t` (the state
+        before the step gets `dn p`, `dd p` and `dm_{t-1} = d_past`), and
+        the step's weight `p_t`.
+    """
+    tanh_g = jnp.tanh(g_pre[0])
+    p, q, _ = _average_weights_of(g_pre, d_prev, m_prev, layout)
+    z = u * tanh_g
+    n = n_prev * p + z * q
+    d = d_prev * p + q
+    d_inv = 1.0 / _safe_denominator(d)
+    average = n * d_inv
+    d_average = dh
+    if layout.hidden == "tanh":
+        hidden = _hidden_of(n, d, layout)
+        d_average = dh * (1.0 - hidden * hidden)
+    dn = dn_next + d_average * d_inv
+    dd = dd_next - d_average * average * d_inv
+    dz = dn * q
+    dq = dn * z + dd
+    d_past = (dn * n_prev + dd * d_prev) * p
+    d_past = jnp.where(d_prev > 0.0, d_past, 0.0)
+    d_gates = [
+        dz * u * (1.0 - tanh_g * tanh_g),
+        dq * q * _log_attention_slope(g_pre[1], layout.attention),
+    ]
+    if layout.discount:
+        d_gates.append(d_past * _sigmoid(-g_pre[2]))
+    return dz * tanh_g, d_gates, dn, dd, p, d_past
+
+
+def _recurrent_gradient(d_gates, r_ref, kc, layout):
+    """`dG_t R^T` on column block `kc` of `h_{t-1}`: the sum over the gates
+    and the column blocks `c` of `dG_j[c] . R_j[kc, c]^T`."""
+    acc = jnp.zeros_like(d_gates[0][0])
+    for c in range(_num_column_blocks(layout)):
+        for j in range(layout.blocks - 1):
+            acc = acc + lax.dot_general(
+                d_gates[c][j],
+                r_ref[j, _columns(kc, layout), _columns(c, layout)].astype(_F32),
+                (((1,), (1,)), ((), ())),
+                precision=PRECISION,
+                preferred_element_type=_F32,
+            )
+    return acc
 
 
 def _backward_kernel(layout, *refs):
@@ -306,7 +391,6 @@ def _backward_kernel(layout, *refs):
     n_ref, d_ref, m_ref, g_ref, dhid_ref, dn_in, dd_in, dm_in = refs[:8]
     dp_ref, dh0_ref, dn0_ref, dd0_ref, dm0_ref = refs[8:]
     chunks = _num_column_blocks(layout)
-    gates = layout.blocks - 1
     rmask = _load_chunks(rmask_ref, layout) if rmask_ref is not None else None
     initial_state = tuple(_load_chunks(ref, layout) for ref in (n0_ref, d0_ref, m0_ref))
 
@@ -322,41 +406,18 @@ def _backward_kernel(layout, *refs):
             previous(ref, x0, t)
             for ref, x0 in zip((n_ref, d_ref, m_ref), initial_state)
         )
-        mask = None
-        if mask_ref is not None:
-            mask = mask_ref[t, :].astype(_F32)[:, None] > 0.0
+        mask = _step_mask(mask_ref, t)
         dh_all, d_gates, new_n, new_d, new_m = [], [], [], [], []
         for c in range(chunks):
             cols = _columns(c, layout)
             dh = dh_next[c] + dhid_ref[t, :, cols].astype(_F32)
             u = p_ref[t, :, 0, cols].astype(_F32)
-            g_pre = [g_ref[t, :, j, cols] for j in range(gates)]
-            tanh_g = jnp.tanh(g_pre[0])
-            log_a, positive = _log_attention(g_pre[1], layout.attention)
-            log_gamma = _log_sigmoid(g_pre[2]) if layout.discount else None
-            p, q, _ = _average_weights(d_prev[c], m_prev[c], log_a, log_gamma, positive)
-            z = u * tanh_g
-            n = n_prev[c] * p + z * q
-            d = d_prev[c] * p + q
-            d_inv = 1.0 / _safe_denominator(d)
-            average = n * d_inv
-            d_average = dh
-            if layout.hidden == "tanh":
-                hidden = _hidden_of(n, d, layout)
-                d_average = dh * (1.0 - hidden * hidden)
-            dn = dn_next[c] + d_average * d_inv
-            dd = dd_next[c] - d_average * average * d_inv
-            dz = dn * q
-            dq = dn * z + dd
-            d_past = (dn * n_prev[c] + dd * d_prev[c]) * p
-            d_past = jnp.where(d_prev[c] > 0.0, d_past, 0.0)
-            blocks = [
-                dz * u * (1.0 - tanh_g * tanh_g),
-                dq * q * _log_attention_slope(g_pre[1], layout.attention),
-            ]
-            if layout.discount:
-                blocks.append(d_past * _sigmoid(-g_pre[2]))
-            for j, value in enumerate([dz * tanh_g] + blocks):
+            g_pre = [g_ref[t, :, j, cols] for j in range(layout.blocks - 1)]
+            d_u, blocks, dn, dd, p, d_past = _backward_block(
+                dh, u, g_pre, n_prev[c], d_prev[c], m_prev[c], dn_next[c],
+                dd_next[c], layout,
+            )  # fmt: skip
+            for j, value in enumerate([d_u] + blocks):
                 dp_ref[t, :, j, cols] = _select(mask, value, 0.0)
             dh_all.append(dh)
             d_gates.append(blocks)
@@ -365,19 +426,7 @@ def _backward_kernel(layout, *refs):
             new_m.append(_select(mask, d_past, dm_next[c]))
         new_h = []
         for kc in range(chunks):
-            acc = jnp.zeros_like(dh_all[kc])
-            for c in range(chunks):
-                for j in range(gates):
-                    # dG_j [bb, block c] . R_j[block kc, block c]^T
-                    acc = acc + lax.dot_general(
-                        d_gates[c][j],
-                        r_ref[j, _columns(kc, layout), _columns(c, layout)].astype(
-                            _F32
-                        ),
-                        (((1,), (1,)), ((), ())),
-                        precision=PRECISION,
-                        preferred_element_type=_F32,
-                    )
+            acc = _recurrent_gradient(d_gates, r_ref, kc, layout)
             if rmask is not None:
                 acc = acc * rmask[kc]
             new_h.append(_select(mask, acc, dh_all[kc]))
@@ -419,7 +468,7 @@ def _compiler_params(interpret):
         return None
     from jax.experimental.pallas import triton as pl_triton
 
-    return pl_triton.CompilerParams(num_warps=NUM_WARPS, num_stages=1)
+    return pl_triton.CompilerParams(num_warps=NUM_WARPS, num_stages=NUM_STAGES)
 
 
 def _extra_specs(layout, specs):
@@ -579,11 +628,44 @@ def recurrence(
             `unsupported_reason`), or `projected` or `recurrent_kernel`
             does not have the unit's shape.
     """
+    _check_arguments(projected, recurrent_kernel, spec)
+    time, batch, _ = projected.shape
+    h0, n0, d0, m0 = initial_state
+    padded_units, block_units = _padded_size(spec.units, BLOCK_UNITS)
+    layout = _Layout(
+        time=time,
+        blocks=rda_recurrence.projection_blocks(spec.discount),
+        units=padded_units,
+        block_units=block_units,
+        block_batch=BLOCK_BATCH,
+        discount=bool(spec.discount),
+        attention=spec.attention_activation,
+        hidden=spec.hidden_activation,
+        hidden_dtype=jnp.dtype(h0.dtype).name,
+        has_mask=mask is not None,
+        has_recurrent_mask=recurrent_mask is not None,
+    )
+    inputs = _padded_inputs(
+        layout, projected, recurrent_kernel, initial_state, mask, recurrent_mask
+    )
+    hidden, n, d, m = _padded_recurrence(layout, interpret)(*inputs)
+    units = spec.units
+    return (
+        hidden[:, :batch, :units].astype(h0.dtype),
+        n[:batch, :units].astype(n0.dtype),
+        d[:batch, :units].astype(d0.dtype),
+        m[:batch, :units].astype(m0.dtype),
+    )
+
+
+def _check_arguments(projected, recurrent_kernel, spec):
+    """Raises the `ValueError` of `recurrence` where the configuration has
+    no kernel or the shapes do not fit the unit."""
     reason = unsupported_reason(spec, projected.dtype)
     if reason is not None:
         raise ValueError(f"The Pallas recurrence cannot run: {reason}.")
     units = spec.units
-    blocks = 4 if spec.discount else 3
+    blocks = rda_recurrence.projection_blocks(spec.discount)
     if projected.ndim != 3 or projected.shape[-1] != blocks * units:
         raise ValueError(
             "Received an invalid value for argument `projected`, expected "
@@ -595,28 +677,22 @@ def recurrence(
             f"expected shape ({units}, {(blocks - 1) * units}), got "
             f"{tuple(recurrent_kernel.shape)}"
         )
-    time, batch, _ = projected.shape
-    if time == 0:
+    if projected.shape[0] == 0:
         raise ValueError(
             "Received an invalid value for argument `projected`, expected at "
             f"least one step, got shape {projected.shape}"
         )
-    h0, n0, d0, m0 = initial_state
-    padded_units, block_units = _padded_size(units, BLOCK_UNITS)
+
+
+def _padded_inputs(layout, projected, recurrent_kernel, initial_state, mask, rmask):
+    """The kernels' operands, float32, zero-padded to `layout`'s units and
+    to a multiple of `BLOCK_BATCH` rows: projected `[T, B, k, U]`, the
+    recurrent kernel as `[k - 1, U, U]`, h0, n0, d0, m0 `[B, U]`, then the
+    step mask `[T, B]` and the recurrent mask `[B, U]` where given."""
+    time, batch, _ = projected.shape
+    blocks, padded_units = layout.blocks, layout.units
+    units = initial_state[0].shape[-1]
     padded_batch = -(-batch // BLOCK_BATCH) * BLOCK_BATCH
-    layout = _Layout(
-        time=time,
-        blocks=blocks,
-        units=padded_units,
-        block_units=block_units,
-        block_batch=BLOCK_BATCH,
-        discount=bool(spec.discount),
-        attention=spec.attention_activation,
-        hidden=spec.hidden_activation,
-        hidden_dtype=jnp.dtype(h0.dtype).name,
-        has_mask=mask is not None,
-        has_recurrent_mask=recurrent_mask is not None,
-    )
     row = (padded_batch, padded_units)
     p = jnp.reshape(projected.astype(_F32), (time, batch, blocks, units))
     kernel = jnp.reshape(recurrent_kernel.astype(_F32), (units, blocks - 1, units))
@@ -625,16 +701,10 @@ def recurrence(
         _pad(
             jnp.transpose(kernel, (1, 0, 2)), (blocks - 1, padded_units, padded_units)
         ),
-    ] + [_pad(jnp.asarray(s).astype(_F32), row) for s in (h0, n0, d0, m0)]
+    ] + [_pad(jnp.asarray(s).astype(_F32), row) for s in initial_state]
     if mask is not None:
         step_mask = jnp.reshape(jnp.asarray(mask), (time, batch)).astype(_F32)
         inputs.append(_pad(step_mask, (time, padded_batch)))
-    if recurrent_mask is not None:
-        inputs.append(_pad(jnp.asarray(recurrent_mask).astype(_F32), row))
-    hidden, n, d, m = _padded_recurrence(layout, interpret)(*inputs)
-    return (
-        hidden[:, :batch, :units].astype(h0.dtype),
-        n[:batch, :units].astype(n0.dtype),
-        d[:batch, :units].astype(d0.dtype),
-        m[:batch, :units].astype(m0.dtype),
-    )
+    if rmask is not None:
+        inputs.append(_pad(jnp.asarray(rmask).astype(_F32), row))
+    return inputs

@@ -1,17 +1,16 @@
 """The parallel RDA's discounted running average as Pallas kernels (JAX).
 
 Computes what `keras_rda.ops.parallel_scan.discounted_average_scan`
-computes (RDA paper, section 5, with gates that read only `x_t`): for every
-step `t`, in the scaled, overflow-free form of
-`keras_rda.ops.attention_average`,
-
-    m_t  = max(m_{t-1} + log gamma_t, log a_t)
-    p_t  = exp(m_{t-1} + log gamma_t - m_t),  q_t = exp(log a_t - m_t)
-    n^_t = n^_{t-1} p_t + z_t q_t,  d^_t = d^_{t-1} p_t + q_t
-    A_t  = n^_t / d^_t  (0 while d^_t = 0)
-
-with the same special cases (`d^ = 0` is empty: the past then does not bound
+computes (RDA paper, section 5, with gates that read only `x_t`): the
+scaled, overflow-free running average `A_t = n^_t / d^_t` at every step,
+with its special cases (`d^ = 0` is empty: the past then does not bound
 `m_t`; where `a_t = 0`, `q_t = 0`).
+
+Equations: see `keras_rda.ops.attention_average` (the step: `n^_t =
+n^_{t-1} p_t + z_t q_t`, `d^_t = d^_{t-1} p_t + q_t`, `p_t` and `q_t` the
+scaled weights of the past and of `z_t`). The passes and the backward's
+reverse recurrence are written out below, once for this module and
+`triton_scan`.
 
 Passes. Time is cut into chunks of `chunk_size` steps; every pass is one
 `pl.pallas_call` whose programs each own one batch row and one tile of

@@ -3,10 +3,11 @@
 Computes exactly `keras_rda.ops.rda_recurrence.fused_recurrence`, the RDA
 unit of the RDA paper, section 5 (the RWA being `gamma_t = 1`), with the
 scaled running average of `keras_rda.ops.attention_average` (RWA paper,
-Appendix D): the forward step and the closed-form backward step are
-written out once, in `rda_recurrence`'s docstring. Masked steps keep the
-state and repeat `h_{t-1}`; `h_t` is rounded to the dtype of `h_0` every
-step, as on the portable path.
+Appendix D). Masked steps keep the state and repeat `h_{t-1}`; `h_t` is
+rounded to the dtype of `h_0` every step, as on the portable path.
+
+Equations: see `keras_rda.ops.rda_recurrence` (the forward step and the
+closed-form backward step, written out once there).
 
 The op. Both passes are one `torch.library` custom op,
 `keras_rda::rda_recurrence`, with its autograd (`register_autograd`) and
@@ -75,6 +76,7 @@ import torch
 
 from keras_rda.ops import attention_average
 from keras_rda.ops import kernels as _kernel_rules
+from keras_rda.ops import rda_recurrence
 from keras_rda.ops.kernels import _triton_import
 
 #: Batch rows per program (`tl.dot` needs at least 16).
@@ -95,9 +97,6 @@ PIPELINE_BUFFERS = 2
 #: Bytes of a float32, the widest operand the dots stage (float16 and
 #: bfloat16 inputs stage less: `shared_memory_bytes`).
 FLOAT32_BYTES = 4
-#: Gate blocks per unit of the input projections (u, g, a[, gamma]).
-RDA_BLOCKS = 4
-RWA_BLOCKS = 3
 
 _ATTENTION = attention_average.ATTENTION_ACTIVATIONS
 _HIDDEN = attention_average.HIDDEN_ACTIVATIONS
@@ -247,11 +246,6 @@ def _dtype_name(dtype):
     return str(dtype).replace("torch.", "")
 
 
-def _blocks(discount):
-    """`k`, the blocks per unit of the input projections."""
-    return RDA_BLOCKS if discount else RWA_BLOCKS
-
-
 def _cdiv(a, b):
     """`ceil(a / b)` for positive ints (Triton's `cdiv`, without Triton)."""
     return -(-a // b)
@@ -259,7 +253,7 @@ def _cdiv(a, b):
 
 def _check_shapes(projected, recurrent_kernel, initial_state, spec):
     units = spec.units
-    blocks = _blocks(spec.discount)
+    blocks = rda_recurrence.projection_blocks(spec.discount)
     if projected.ndim != 3 or projected.shape[-1] != blocks * units:
         raise ValueError(
             "Received an invalid value for argument `projected`, expected "
@@ -505,7 +499,8 @@ def _empty_saved(projected, units, discount, save):
     time, batch, _ = projected.shape
     shape = (time, batch) if save else (0, 0)
     f32 = dict(dtype=torch.float32, device=projected.device)
-    gates = torch.empty(shape + ((_blocks(discount) - 1) * units,), **f32)
+    gate_blocks = rda_recurrence.projection_blocks(discount) - 1
+    gates = torch.empty(shape + (gate_blocks * units,), **f32)
     return (gates, *(torch.empty(shape + (units,), **f32) for _ in range(3)))
 
 
