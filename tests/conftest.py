@@ -125,12 +125,54 @@ SLOW_ON_BACKEND = {
         ("torch", test): "torch.compile traces the model once per shape, "
         "about a minute each on a CPU"
         for test in (
-            "tests/layers/test_parallel_rda.py::"
-            "test_unknown_batch_and_length_train_and_predict[True]",
             "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rwa-layer]",
             "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rnn-rda-cell]",
         )
     },
+}
+# Tests that take 25 s or more of a CI core on every backend, each of which
+# repeats, at a larger size or through one more process, a check that a
+# faster test makes in the default run: marked `slow` (run them with
+# `pytest -m slow` before a release or after changing what they cover).
+SLOW = {
+    "tests/memory/test_memory_layers.py::"
+    "test_interval_loop_trains_under_xla_and_round_trips": "XLA compiles the "
+    "interval loop's gradient (90 s); test_interval_loop_equals_rnn_of_its_cell "
+    "checks its values and gradients",
+    "tests/memory/test_memory_layers.py::"
+    "test_keras_file_and_savedmodel_round_trips[dnc-cached_uniform]": "a "
+    "SavedModel of Cached Uniform Writing's loops (70 s); the NTM case exports "
+    "the same base layer",
+    "tests/memory/test_memory_layers.py::"
+    "test_trains_on_a_stream_of_unknown_shape[dnc]": "the NTM case runs the "
+    "same base layer on the same stream",
+    "tests/memory/test_memory_layers.py::"
+    "test_trains_under_xla_with_every_schedule[dnc-random]": "random writing, "
+    "the UW paper's baseline, is the regular loop at other steps; the three "
+    "other schedules compile in the default run",
+    "tests/memory/test_dnc_cell.py::test_trains_with_model_fit": "tracing the "
+    "cell's Cached Uniform Writing branches in keras.layers.RNN (35 s); "
+    "tests/test_backends.py trains the memory cells in keras.layers.RNN",
+    "tests/layers/test_parallel_rda.py::"
+    "test_export_and_load_in_a_process_without_keras_rda": "the same export as "
+    "the RDA layer's test in tests/layers/test_rda_saving.py, in a second "
+    "process (50 s)",
+    "tests/layers/test_parallel_rda.py::"
+    "test_unknown_batch_and_length_train_and_predict[True]": "XLA compiles a "
+    "program per shape (40 s); the False case trains the same shapes",
+    "tests/layers/test_parallel_rda.py::test_associative_scan_with_unknown_batch": (
+        "tracing the associative scan of an unknown length (35 s); "
+        "test_layer_equals_rnn_of_cell_with_masks checks the scan's values"
+    ),
+    "tests/lab/runs/test_multi_worker.py::test_two_workers_resumed_equal_one_process": (
+        "three processes with a TensorFlow cluster (75 s); "
+        "tests/lab/enwik8/test_replica_rows.py checks two replicas' rows in "
+        "one process"
+    ),
+    "tests/lab/runs/test_data_parallel.py::"
+    "test_data_parallel_on_two_devices_equals_one_device": "three runs on two "
+    "JAX devices in a second process (85 s); "
+    "tests/lab/enwik8/test_jax_loop.py checks data parallelism on two devices",
 }
 # Checks that do not depend on the backend, run once (in the TensorFlow run).
 BACKEND_INDEPENDENT = {
@@ -178,6 +220,10 @@ def pytest_collection_modifyitems(config, items):
                 used.add(prefix)
                 if backend == BACKEND:
                     item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+        for prefix, reason in SLOW.items():
+            if _matches(item.nodeid, prefix):
+                used.add(prefix)
+                item.add_marker(pytest.mark.slow(reason=reason))
         for (backend, prefix), reason in SLOW_ON_BACKEND.items():
             if _matches(item.nodeid, prefix):
                 used.add(prefix)
@@ -191,6 +237,7 @@ def pytest_collection_modifyitems(config, items):
     # (a renamed test): say so instead of silently running it everywhere.
     collected = {item.nodeid.split("::")[0] for item in items}
     known = {prefix for _, prefix in (*KNOWN_BACKEND_FAILURES, *SLOW_ON_BACKEND)}
+    known |= set(SLOW)
     for prefix in {*TENSORFLOW_ONLY, *BACKEND_INDEPENDENT, *known}:
         module = prefix.split("::")[0]
         if module in collected and prefix not in used:

@@ -253,6 +253,11 @@ DAMAGE = [
 ]
 
 
+# `--restart` discards the run's folder whatever was damaged in it, so one
+# damage of each state also reruns with it (a run trains for seconds).
+RESTARTED = {DAMAGE[0], DAMAGE[6]}
+
+
 @pytest.mark.parametrize(
     "state,name,damage", DAMAGE, ids=[" ".join(case) for case in DAMAGE]
 )
@@ -273,9 +278,10 @@ def test_a_damaged_checkpoint_names_the_file_and_restart(
     assert err.rstrip().endswith(
         "rerun with --restart to discard this run's checkpoints and start over"
     )
-    assert main([*TRAIN, "--out", str(out), "--restart"]) == 0
-    record = json.loads((out / "reber-gru.json").read_text())
-    assert [c["step"] for c in record["runs"][0]["curve"]] == [2, 4, 6]
+    if (state, name, damage) in RESTARTED:
+        assert main([*TRAIN, "--out", str(out), "--restart"]) == 0
+        record = json.loads((out / "reber-gru.json").read_text())
+        assert [c["step"] for c in record["runs"][0]["curve"]] == [2, 4, 6]
 
 
 def test_leftover_weights_of_a_kill_during_the_first_save_are_ignored(
@@ -315,8 +321,9 @@ def test_a_damaged_enwik8_checkpoint_names_the_file_and_restart(
     assert " is damaged: " in err and "rerun with --restart" in err
     named = checkpoints if damage != "config.json" else target
     assert str(named) in err
-    assert main([*argv, "--steps", "5", "--restart"]) == 0
-    assert json.loads((out / "results.json").read_text())["step"] == 5
+    if damage == "weights":  # --restart discards the folder whatever it held
+        assert main([*argv, "--steps", "5", "--restart"]) == 0
+        assert json.loads((out / "results.json").read_text())["step"] == 5
 
 
 def test_a_damaged_record_names_the_file(tmp_path):
