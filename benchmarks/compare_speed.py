@@ -147,6 +147,7 @@ def main(argv=None):
         run.write(
             args.json,
             {
+                "kind": "compare_speed",
                 "benchmark": "compare_speed",
                 "backend": keras.backend.backend(),
                 "task": args.task,

@@ -31,7 +31,6 @@ import json
 import os
 import pathlib
 import platform
-import shlex
 import signal
 import statistics
 import subprocess
@@ -293,11 +292,17 @@ def write(args, argv, entries, run, rounds):
         f"interleaved). Load average (1 min) {load_start:.1f} before, "
         f"{load_now:.1f} after."
     )
-    command = "python " + shlex.join(
-        ["benchmarks/enwik8_loop_speed.py", *command_args(args, argv)]
-    )
+    command = {
+        "argv": [
+            "python",
+            "benchmarks/enwik8_loop_speed.py",
+            *command_args(args, argv),
+        ],
+        "env": {},
+    }
     # The driver imports neither Keras nor the package: its own provenance.
     fields = {
+        "kind": "timing",
         "benchmark": "enwik8_loop_speed",
         "git": git_commit(),
         "machine": {

@@ -193,6 +193,7 @@ def main(argv=None):
         run.write(
             args.json,
             {
+                "kind": "timing",
                 "benchmark": "enwik8_speed",
                 "columns": ["model", "XLA loop", "`model.fit`, no XLA", "ratio"],
                 "rows": rows,

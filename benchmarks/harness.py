@@ -288,16 +288,26 @@ class Run:
         return [self.load_start, load_average()]
 
     def command(self):
-        """`KERAS_BACKEND=... python benchmarks/<script>.py <argv>`."""
+        """`python benchmarks/<script>.py <argv>` with its backend, structured
+        (`keras_rda.lab.reporting.provenance.script_command`)."""
         from keras_rda.lab.reporting.provenance import script_command
 
         return script_command(self.argv)
 
     def record(self, fields, command=None, provenance=True):
-        """The record: `command`, `fields`, the provenance (unless
-        `provenance` is False: a driver whose workers give their own) and
-        `load_average`."""
-        record = {"command": command or self.command(), **fields}
+        """The record: `fields` (their `kind` first: the renderer of the
+        record, see `keras_rda.lab.reporting.report.render`), `command`
+        (structured; default: `command()`) as its one command, the
+        provenance (unless `provenance` is False: a driver whose workers
+        give their own) and `load_average`.
+
+        Raises:
+            ValueError: `fields` has no `kind`.
+        """
+        if "kind" not in fields:
+            raise ValueError(f"a benchmark record needs a kind, got {sorted(fields)}")
+        record = {"kind": fields["kind"], "commands": [command or self.command()]}
+        record.update(fields)
         if provenance:
             from keras_rda.lab.reporting import provenance as lab_provenance
 
@@ -312,12 +322,15 @@ class Run:
         return write_json(path, self.record(fields, command, provenance))
 
     def write_table(self, path, table, append=False, **lists):
-        """Writes a table record (`{"benchmark", "columns", "rows"}` and
-        optionally `notes`; see `keras_rda.lab.reporting.report.render`)
+        """Writes a `"timing"` table record (`{"benchmark", "columns",
+        "rows"}` and optionally `notes`; see
+        `keras_rda.lab.reporting.report.render`)
         with `load_average`; `append` adds the rows (and `lists`) to the
         record at `path`, keeping its commands (the load average is then
         this last command's). Returns the path."""
         from keras_rda.lab.reporting.report import write_table_record
 
         table = {**table, "load_average": self.load_average()}
-        return write_table_record(path, table, self.command(), append, **lists)
+        return write_table_record(
+            path, table, self.command(), append, kind="timing", **lists
+        )

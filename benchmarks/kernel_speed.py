@@ -381,7 +381,8 @@ def main(argv=None):
         )
     names, skipped = runnable_models(args.models)
     record = {
-        "command": script_command(argv),
+        "kind": "kernel_speed",
+        "commands": [script_command(argv)],
         "backend": keras.backend.backend(),
         "device": device_name(),
         "keras_lstm_uses_cudnn": lstm_uses_cudnn(),

@@ -214,7 +214,7 @@ def speed_row(name, length, jit, medians, first_step, instances):
 
     seconds, lstm, ref = median(name), median("LSTM"), median(reference)
     row = {
-        "T": length,
+        "length": length,
         "xla": jit,
         "model": name,
         "ms_per_step": seconds * 1e3,
@@ -310,7 +310,7 @@ def main(argv=None):
     for row in rows:
         copies = row.get("instance_ratios_to_reference")
         print(
-            f"| {row['T']} | {'on' if row['xla'] else 'off'} | {row['model']} | "
+            f"| {row['length']} | {'on' if row['xla'] else 'off'} | {row['model']} | "
             f"{row['ms_per_step']:.1f} | {_ratio_text(row['ratio_to_lstm'])} | "
             f"{_ratio_text(row['ratio_to_reference'])} | "
             f"{row['first_step_s']:.1f} | "
@@ -318,6 +318,7 @@ def main(argv=None):
         )
     if args.json:
         fields = {
+            "kind": "memory_speed",
             "benchmark": "memory_speed",
             "backend": keras.backend.backend(),
             "clock": args.clock,

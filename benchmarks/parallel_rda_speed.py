@@ -222,6 +222,7 @@ def main(argv=None):
     if args.json:
         record = run.record(
             {
+                "kind": "parallel_rda_speed",
                 "benchmark": "parallel_rda_speed",
                 "environments": environments,
                 "settings": {

@@ -161,7 +161,13 @@ def main(argv=None):
     print(cost_record_markdown({"settings": settings, "rows": rows}))
     if args.json:
         run.write(
-            args.json, {"benchmark": "rnn_cost", "settings": settings, "rows": rows}
+            args.json,
+            {
+                "kind": "rnn_cost",
+                "benchmark": "rnn_cost",
+                "settings": settings,
+                "rows": rows,
+            },
         )
     return rows
 

@@ -346,6 +346,7 @@ def main(argv=None):
         run.write(
             args.json,
             {
+                "kind": "rnn_profile",
                 "benchmark": "rnn_profile",
                 "backend": backend,
                 "settings": {k: getattr(args, k) for k in settings},

@@ -347,6 +347,7 @@ def main(argv=None):
         run.write(
             args.json,
             {
+                "kind": "rnn_speed",
                 "backend": backend,
                 "settings": {k: getattr(args, k) for k in settings},
                 "rows": rows,

@@ -99,6 +99,7 @@ def main(argv=None):
         run.write(
             args.json,
             {
+                "kind": "timing",
                 "benchmark": "tensorarray_gradient",
                 "columns": columns,
                 "rows": rows,

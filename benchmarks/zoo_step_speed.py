@@ -130,6 +130,7 @@ def main(argv=None):
         run.write(
             args.json,
             {
+                "kind": "zoo_step_speed",
                 "benchmark": "zoo_step_speed",
                 "backend": keras.backend.backend(),
                 "task": args.task,

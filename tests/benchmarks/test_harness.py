@@ -96,3 +96,29 @@ def test_every_benchmark_uses_the_harness_and_imports_no_other_benchmark():
         if _imported_modules(path) & others
     }
     assert importing == {}
+
+
+def test_a_run_writes_its_kind_and_structured_command(tmp_path):
+    """`Run.write` keeps the script's `kind` (required: readers dispatch on
+    it) and its one command, structured; `write_table` a `"timing"` table."""
+    import json
+
+    import pytest
+
+    with benchmark_script("harness") as harness:
+        run = harness.Run(["--repeats", "3"])
+        with pytest.raises(ValueError, match="kind"):
+            run.record({"rows": []})
+        record = json.loads(
+            run.write(tmp_path / "a.json", {"kind": "rnn_speed"}).read_text()
+        )
+        table = {"benchmark": "b", "columns": ["x"], "rows": [["1"]]}
+        timing = json.loads(run.write_table(tmp_path / "b.json", table).read_text())
+    assert record["kind"] == "rnn_speed" and timing["kind"] == "timing"
+    for data in (record, timing):
+        (command,) = data["commands"]
+        assert command["argv"][0] == "python" and command["argv"][-2:] == [
+            "--repeats",
+            "3",
+        ]
+        assert set(command["env"]) == {"KERAS_BACKEND"}

@@ -95,8 +95,9 @@ def test_instances_are_timed_and_recorded(memory_speed, tmp_path):
     argv += ["--models", "LSTM", "DNC cell", "--json", str(path)]
     memory_speed.main(argv)
     record = json.loads(path.read_text())
-    assert record["instances"] == 2
+    assert record["instances"] == 2 and record["kind"] == "memory_speed"
     lstm, cell = record["rows"]
+    assert lstm["length"] == 3
     assert len(cell["instance_ms"]) == 2
     assert cell["ms_per_step"] == pytest.approx(np.median(cell["instance_ms"]))
     assert cell["instance_ratios_to_lstm"] == pytest.approx(

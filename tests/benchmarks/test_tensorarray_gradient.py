@@ -35,7 +35,9 @@ def test_the_record_is_the_median_range_and_ratio_of_every_round(tmp_path):
         ]
     ]
     assert "7 interleaved rounds" in record["notes"][0]
-    assert record["benchmark"] == "tensorarray_gradient" and record["command"]
+    assert record["benchmark"] == "tensorarray_gradient" and record["kind"] == "timing"
+    (command,) = record["commands"]
+    assert command["argv"][0] == "python"
 
 
 def test_a_gradient_through_the_loop_is_one_for_every_read_element():

@@ -69,8 +69,10 @@ def test_document_classification_record(monkeypatch, capsys, tmp_path):
     for history, row in zip(record["histories"], record["rows"]):
         assert len(history["history"]["val_accuracy"]) == row[2]
     assert record["settings"]["seed"] == 3
-    assert "document_classification.py" in record["command"]
-    assert "--seed 3" in record["command"] and record["git"]["commit"]
+    (command,) = record["commands"]
+    assert record["kind"] == "table" and record["git"]["commit"]
+    assert command["argv"][0] == "python"
+    assert "--seed" in command["argv"]
     markdown = report.render(record, "uw_paper/ag_news")
     assert "| dnc-uw |" in markdown and "seed 3" in markdown
 

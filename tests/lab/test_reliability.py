@@ -151,7 +151,7 @@ def test_enwik8_checks_its_record_before_it_trains(tmp_path, capsys):
     data = enwik8_text(tmp_path / "sample.txt")
     record = tmp_path / "results" / "enwik8-tiny.json"
     record.parent.mkdir()
-    record.write_text('{"experiment": "enwik8", "runs": {"gru": {')
+    record.write_text('{"kind": "enwik8", "runs": {"gru": {')
     argv = ["enwik8", "--data", str(data), "--scale", "tiny", "--verbose", "0"]
     argv += ["--results-dir", str(record.parent), "--out", str(tmp_path / "out")]
     assert main(argv) == 2
@@ -330,7 +330,7 @@ def test_a_damaged_record_names_the_file(tmp_path):
     from keras_rda.lab.reporting import report
 
     record = tmp_path / "enwik8-tiny.json"
-    record.write_text('{"experiment": "enwik8", "runs": {"gru": {')
+    record.write_text('{"kind": "enwik8", "runs": {"gru": {')
     with pytest.raises(files.DamagedFile, match="enwik8-tiny.json is damaged"):
         report.add_enwik8_run(record, {"model": "lstm", "history": []})
 

@@ -28,6 +28,7 @@ from keras_rda.lab.cli.options import checked
 from keras_rda.lab.cli.options import common_options
 from keras_rda.lab.cli.options import deprecated_alias
 from keras_rda.lab.cli.options import positive
+from keras_rda.lab.cli.options import record_command
 from keras_rda.lab.cli.options import resolve_verbose
 from keras_rda.lab.cli.options import strategy_from
 from keras_rda.lab.enwik8.char_model import MODELS
@@ -286,7 +287,7 @@ def _trainer(args, data, out, preset, strategy, verbose):
 
 
 def _command(args):
-    """The command line as typed (for the lock file and the record)."""
+    """The command line as typed (for the lock file)."""
     return "keras-rda " + " ".join(shlex.quote(a) for a in args.argv)
 
 
@@ -295,13 +296,12 @@ def _add_to_record(args, data, out, trainer):
     the record's path."""
     from keras_rda.lab.reporting import report
 
-    command = _command(args)
     return report.add_enwik8_run(
         _record_path(args),
         {
             # The trainer's `results.json`: the result, model and preset.
             **read_json(pathlib.Path(out) / "results.json"),
-            "command": command,
+            "command": record_command(args.argv),
             "seed": args.seed,
             "data": pathlib.Path(data.path).name,
             "history": trainer.history(),

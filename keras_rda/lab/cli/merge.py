@@ -52,7 +52,7 @@ def _read(path):
     from keras_rda.lab.files import read_json
 
     try:
-        return read_json(path, required=("task", "runs", "command"))
+        return read_json(path, required=("kind", "task", "runs", "commands"))
     except DamagedFile as error:
         raise CommandError(f"RECORD {path!r}: {error.reason}") from None
 

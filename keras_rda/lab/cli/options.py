@@ -14,6 +14,9 @@ from keras_rda.utils import validation
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# Options that say where a run's outputs go, not what it measures: a
+# record's command leaves them out (a page names the record's own place).
+SCRATCH_OPTIONS = ("--out", "--verbose", "--tensorboard", "--results-dir", "--name")
 
 
 class CommandError(Exception):
@@ -46,6 +49,33 @@ class DeprecatedAlias(argparse.Action):
             file=sys.stderr,
         )
         setattr(namespace, self.dest, self.const if self.const is not None else values)
+
+
+def record_command(argv):
+    """The structured command of a `keras-rda` run, for its record.
+
+    Args:
+        argv: the subcommand and its arguments, as typed.
+
+    Returns:
+        `keras_rda.lab.reporting.provenance.command` of `keras-rda ARGV`
+        without `SCRATCH_OPTIONS` and their values, with the backend where
+        it is not Keras's default.
+    """
+    import keras
+
+    from keras_rda.lab.reporting.provenance import command
+
+    kept, words = [], iter(argv)
+    for word in words:
+        option, equals, _ = word.partition("=")
+        if option in SCRATCH_OPTIONS:
+            if not equals:
+                next(words, None)  # its value
+            continue
+        kept.append(word)
+    backend = keras.backend.backend()
+    return command(["keras-rda", *kept], None if backend == "tensorflow" else backend)
 
 
 def deprecated_alias(parser, option, dest, replacement, **kwargs):

@@ -9,14 +9,13 @@ when the same command is rerun, or trains on when it is rerun with more
 one-line errors.
 """
 
-import shlex
-
 from keras_rda.lab.cli.options import CommandError
 from keras_rda.lab.cli.options import checked
 from keras_rda.lab.cli.options import common_options
 from keras_rda.lab.cli.options import parse_int_list
 from keras_rda.lab.cli.options import parse_kv
 from keras_rda.lab.cli.options import positive
+from keras_rda.lab.cli.options import record_command
 from keras_rda.lab.cli.options import resolve_verbose
 from keras_rda.utils import validation
 
@@ -274,7 +273,7 @@ def run_spec(args, model_names, comparison):
         diagnose=args.diagnose,
         restart=args.restart,
         verbose=resolve_verbose(args.verbose),
-        command="keras-rda " + " ".join(shlex.quote(a) for a in args.argv),
+        command=record_command(args.argv),
     )
 
 

@@ -1,8 +1,9 @@
 """Markdown tables of the `benchmarks/` records (`--json`), for `keras-rda report`.
 
-Each benchmark script writes a JSON record: its command, provenance and
-settings, and rows of measurements. The functions here turn a record into
-the table the docs show, so that no number in the docs is typed by hand:
+Each benchmark script writes a JSON record: its `kind`, command, provenance
+and settings, and rows of measurements. The functions here turn a record
+into the table the docs show, so that no number in the docs is typed by
+hand; `RENDERERS` maps a kind to its function:
 
 - speed records (`rnn_speed.py`, `memory_speed.py`): a row per (T, XLA),
   a column per model, each model's time as a ratio to the LSTM measured in
@@ -24,13 +25,6 @@ def _code(name):
     return name if "`" in name else f"`{name}`"
 
 
-def is_speed_record(data):
-    """Whether `data` is a speed record: rows of `{length or T, xla, model,
-    ms_per_step, ratio_to_lstm}` (`rnn_speed.py`, `memory_speed.py`)."""
-    rows = data.get("rows")
-    return bool(rows) and isinstance(rows[0], dict) and "ratio_to_lstm" in rows[0]
-
-
 def machine_text(data):
     """Where a record ran: its accelerator, else the CPU's usable cores."""
     machine = data.get("machine") or {}
@@ -41,36 +35,38 @@ def machine_text(data):
     return f"CPU, {cores} cores" if cores else "CPU"
 
 
-def _speed_header(data):
+def _where(data):
     versions = data["versions"]
-    backend = data.get("backend") or versions.get("backend", "")
-    where = (
+    backend = data["backend"]
+    return (
         f"{machine_text(data)}; {backend} {versions.get(backend, '')}, "
         f"keras {versions['keras']}"
     )
-    if "sizes" in data:  # memory_speed.py
-        sizes = data["sizes"]
-        if "output_units" in sizes:  # one output layer in every model
-            head = f"memory models' own y_t of {sizes['output_units']} as output"
-        else:  # the benchmark's models before `output_units` was recorded
-            head = (
-                f"memory models' y_t of {sizes['units']} with a Dense output after it"
-            )
-        return (
-            f"{where}; LSTM controller {sizes['units']} units, "
-            f"{sizes['memory_size']} slots of {sizes['word_size']}, batch "
-            f"{sizes['batch']}, {head}, median {data.get('clock', 'wall')} time of "
-            f"{data['rounds']} interleaved rounds. Each model's time per "
-            "training step as a ratio to the LSTM controller alone and, in "
-            "brackets, to the regular-writing model it replaces:"
-        )
+
+
+def _memory_speed_header(data):
+    """`memory_speed.py`: the sizes of its memory models."""
+    sizes = data["sizes"]
+    return (
+        f"{_where(data)}; LSTM controller {sizes['units']} units, "
+        f"{sizes['memory_size']} slots of {sizes['word_size']}, batch "
+        f"{sizes['batch']}, memory models' own y_t of {sizes['output_units']} "
+        f"as output, median {data['clock']} time of {data['rounds']} "
+        "interleaved rounds. Each model's time per training step as a ratio "
+        "to the LSTM controller alone and, in brackets, to the "
+        "regular-writing model it replaces:"
+    )
+
+
+def _rnn_speed_header(data):
+    """`rnn_speed.py`: its sizes and, with `--floors`, what they are."""
     settings = data["settings"]
     # rnn_speed.py --return-sequences: the loss reads every step's output.
     every_step = "loss on every step, " if settings.get("return_sequences") else ""
     text = (
-        f"{where}; {settings['units']} units, batch {settings['batch_size']}, "
-        f"input dim {settings['input_dim']}, {every_step}median "
-        f"{settings.get('clock', 'wall')} time of {settings['repeats']} "
+        f"{_where(data)}; {settings['units']} units, batch "
+        f"{settings['batch_size']}, input dim {settings['input_dim']}, "
+        f"{every_step}median {settings['clock']} time of {settings['repeats']} "
         "interleaved steps"
     )
     if settings.get("floors"):  # rnn_speed.py --floors
@@ -83,8 +79,9 @@ def _speed_header(data):
 
 
 def _reference(data):
-    """The model a speed record's ratios are to (`rnn_speed.py --reference`)."""
-    return data.get("settings", {}).get("reference", "LSTM")
+    """The model a speed record's ratios are to (`rnn_speed.py --reference`;
+    memory_speed.py's are to the LSTM)."""
+    return data["settings"]["reference"] if data["kind"] == "rnn_speed" else "LSTM"
 
 
 def _model_table(keys, models, entry):
@@ -147,12 +144,8 @@ def speed_record_markdown(data):
     --instances`), and its peak-memory table if it measured one."""
     rows = data["rows"]
     models = list(dict.fromkeys(row["model"] for row in rows))
-
-    def length(row):
-        return row["length"] if "length" in row else row["T"]
-
-    keys = list(dict.fromkeys((length(row), row["xla"]) for row in rows))
-    cell = {(length(r), r["xla"], r["model"]): r for r in rows}
+    keys = list(dict.fromkeys((row["length"], row["xla"]) for row in rows))
+    cell = {(r["length"], r["xla"], r["model"]): r for r in rows}
 
     def ratios(key, model):
         row = cell.get((*key, model))
@@ -170,10 +163,12 @@ def speed_record_markdown(data):
         row = cell.get((*key, model), {})
         return f"{row['first_step_s']:.1f}" if "first_step_s" in row else ""
 
-    lines = [_speed_header(data), "", *_model_table(keys, models, ratios)]
+    memory_speed = data["kind"] == "memory_speed"
+    header = _memory_speed_header if memory_speed else _rnn_speed_header
+    lines = [header(data), "", *_model_table(keys, models, ratios)]
     if any("instance_ms" in row for row in rows):  # memory_speed.py --instances
         lines += ["", *_copies_table(data, keys, models, cell)]
-    if any("first_step_s" in row for row in rows):  # memory_speed.py, since e18d481
+    if memory_speed:
         lines += [
             "",
             "Each model's first training step, in wall seconds (tracing and, "
@@ -239,7 +234,7 @@ def profile_record_markdown(data, top=4):
     settings = data["settings"]
     results = data["results"]
     by_type = any(r.get("by_type") for r in results)
-    backend = data.get("backend") or data["versions"].get("backend", "")
+    backend = data["backend"]
     title = "op" if backend == "tensorflow" else "kernel"
     columns = ["model", f"all {title}s", "in the time loop", f"top {title}s"]
     if by_type:
@@ -292,7 +287,7 @@ def parallel_speed_record_markdown(data):
     header = (
         f"{machine_text(environment)}; {backends}, keras {versions['keras']}; "
         f"{settings['units']} units, batch {settings['batch_size']}, input dim "
-        f"{settings['input_dim']}, median {settings.get('clock', 'wall')} time "
+        f"{settings['input_dim']}, median {settings['clock']} time "
         f"of {settings['repeats']} steps ({settings['long_repeats']} at "
         "T = 10,000). Time per training step and, in brackets, that time over "
         "`keras.layers.LSTM`'s (lower is faster):"
@@ -328,33 +323,23 @@ def parallel_speed_record_markdown(data):
                 else f"{row['ms_per_step']:.1f} ms ({1 / row['speedup_vs_LSTM']:.2f}x)"
             )
         ),
+        "",
+        "Each layer's first training step, in wall seconds (tracing and, "
+        "under XLA, compilation):",
+        "",
+        *table(
+            lambda row: f"{row['first_step_s']:.1f}" if "first_step_s" in row else ""
+        ),
     ]
-    if any("first_step_s" in row for row in data["rows"]):  # since 2026-11-27
-        lines += [
-            "",
-            "Each layer's first training step, in wall seconds (tracing and, "
-            "under XLA, compilation):",
-            "",
-            *table(
-                lambda row: (
-                    f"{row['first_step_s']:.1f}" if "first_step_s" in row else ""
-                )
-            ),
-        ]
     return "\n".join(lines)
 
 
-#: `benchmark` name in a record -> its renderer.
 def zoo_step_record_markdown(data):
     """`zoo_step_speed.py`: a row per (length, batch, units, model), its
     median training step and that time over the reference model's."""
-    machine = machine_text(data)
-    versions = data.get("versions", {})
-    backend = data.get("backend", versions.get("backend", ""))
     header = (
-        f"{machine}; {backend} {versions.get(backend, '')}, keras "
-        f"{versions.get('keras', '')}; task `{data['task']}`, XLA "
-        f"{'on' if data.get('xla') else 'off'}, median {data.get('clock', 'wall')} "
+        f"{_where(data)}; task `{data['task']}`, XLA "
+        f"{'on' if data['xla'] else 'off'}, median {data['clock']} "
         f"time of {data['repeats']} interleaved steps; ratio = time / "
         f"`{data['reference']}`'s of the same row's sizes (lower is faster):"
     )
@@ -376,17 +361,13 @@ def zoo_step_record_markdown(data):
 def compare_speed_record_markdown(data):
     """`compare_speed.py`: a row per model, its steps per second in a paper
     comparison from the earlier commit and from this one, and their ratio."""
-    machine = machine_text(data)
-    versions = data.get("versions", {})
-    backend = data.get("backend", versions.get("backend", ""))
     before, after = (
         (data["commits"].get(tree) or "?")[:7] for tree in ("before", "after")
     )
-    jit = " --jit" if data.get("xla") else ""
+    jit = " --jit" if data["xla"] else ""
     header = (
-        f"{machine}; {backend} {versions.get(backend, '')}, keras "
-        f"{versions.get('keras', '')}; `keras-rda compare {data['task']} --scale "
-        f"{data.get('scale', 'paper')} --steps {data['steps']}{jit}`, "
+        f"{_where(data)}; `keras-rda compare {data['task']} --scale "
+        f"{data['scale']} --steps {data['steps']}{jit}`, "
         f"each model's steps over its training seconds (first step's tracing "
         f"and the evaluation included), median of {data['repeats']} interleaved "
         f"runs of each commit; speed-up = after / before (higher is faster):"
@@ -405,20 +386,13 @@ def compare_speed_record_markdown(data):
     return "\n".join(lines)
 
 
+#: A benchmark record's `kind` -> its renderer.
 RENDERERS = {
+    "rnn_speed": speed_record_markdown,
+    "memory_speed": speed_record_markdown,
     "compare_speed": compare_speed_record_markdown,
     "zoo_step_speed": zoo_step_record_markdown,
     "rnn_cost": cost_record_markdown,
     "rnn_profile": profile_record_markdown,
     "parallel_rda_speed": parallel_speed_record_markdown,
 }
-
-
-def benchmark_markdown(data):
-    """The table of a benchmark record, or None if `data` is not one."""
-    renderer = RENDERERS.get(data.get("benchmark"))
-    if renderer is not None:
-        return renderer(data)
-    if is_speed_record(data):
-        return speed_record_markdown(data)
-    return None

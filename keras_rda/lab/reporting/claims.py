@@ -105,8 +105,10 @@ import pathlib
 import statistics
 
 from keras_rda.lab.reporting import fixes
+from keras_rda.lab.reporting.benchmark_tables import RENDERERS
 from keras_rda.lab.reporting.records import load
 from keras_rda.lab.reporting.records import metric_key
+from keras_rda.lab.reporting.records import runs_of
 
 INCONCLUSIVE = "inconclusive (budget)"
 VERDICTS = ("reproduced", "direction only", INCONCLUSIVE, "not reproduced", "not run")
@@ -138,11 +140,6 @@ class Value:
         return Value(self.low * factor, self.high * factor)
 
 
-def is_claims_record(data):
-    """Whether `data` is a claims record (`{"claims": [...]}`)."""
-    return isinstance(data, dict) and isinstance(data.get("claims"), list)
-
-
 # --- Reading numbers from records -----------------------------------------
 
 
@@ -162,8 +159,8 @@ def _runs(reading, results_dir):
     seeds = reading.get("seeds")
     runs = []
     for name, data in _records(reading, results_dir):
-        if not isinstance(data.get("runs"), list):
-            raise ValueError(f"record {name!r} has no list of runs")
+        if data["kind"] != "comparison":
+            raise ValueError(f"record {name!r} is a {data['kind']!r} record, no runs")
         for run in data["runs"]:
             if run["model"] != reading["model"]:
                 continue
@@ -261,11 +258,10 @@ def _number(cell):
 
 
 def _rows(data):
-    """A record's rows as dicts (list rows keyed by `columns`)."""
-    rows = data.get("rows") or []
-    if rows and not isinstance(rows[0], dict):
-        return [dict(zip(data["columns"], row)) for row in rows]
-    return rows
+    """A record's rows as dicts (a table record's lists keyed by `columns`)."""
+    if data["kind"] in ("table", "timing"):
+        return [dict(zip(data["columns"], row)) for row in data["rows"]]
+    return data["rows"]
 
 
 def _row_values(reading, results_dir):
@@ -877,65 +873,49 @@ def claim_fixes(claim, results_dir, fix_table):
     return found
 
 
-# Table records of `benchmarks/` scripts that time or count, train nothing.
-TIMING_TABLES = (
-    "attention_speed",
-    "comparison_cost",
-    "enwik8_speed",
-    "enwik8_loop_speed",
-    "kernel_compile",
-    "speed_summary",
-    "tensorarray_gradient",
-)
+# Kinds of records that time or count: no seeded training behind them.
+TIMING_KINDS = ("timing", *RENDERERS)
 
 
 def is_timing_record(record):
     """Whether `record` times or counts (a `benchmarks/` speed, cost or
-    profile record): its numbers come from no seeded training, so it has no
-    seed."""
-    from keras_rda.lab.reporting import benchmark_tables
+    profile record, or a `"timing"` table): its numbers come from no seeded
+    training, so it has no seed."""
+    return record["kind"] in TIMING_KINDS
 
-    if "runs" in record or "trials" in record:
-        return False
-    return (
-        record.get("benchmark") in TIMING_TABLES
-        or benchmark_tables.benchmark_markdown(record) is not None
-    )
+
+def _commits(record):
+    """The git commits a record names: its own, its environments' and its
+    runs', in that order, each once."""
+    gits = [
+        record.get("git"),
+        *(env.get("git") for env in (record.get("environments") or {}).values()),
+        *(run.get("git") for run in runs_of(record)),
+    ]
+    commits = [(git or {}).get("commit") for git in gits]
+    return list(dict.fromkeys(c for c in commits if c))
+
+
+def _seeds(record):
+    """The seeds of a record's runs (by its kind), else its own `seed`,
+    `settings.seed` or `seeds`."""
+
+    def seed(run):  # an enwik8 run has its own; a comparison's is a setting
+        return run.get("seed", run.get("settings", {}).get("seed"))
+
+    seeds = {seed(run) for run in runs_of(record)} - {None}
+    if not seeds:
+        seeds = {record.get("seed", (record.get("settings") or {}).get("seed"))}
+        seeds |= set(record.get("seeds") or ())
+    return sorted(s for s in seeds if s is not None)
 
 
 def provenance(record):
-    """`(command, commits, seeds)` of a record: its command, the git commits
-    it names (its own, its environments' or its runs', in that order), and
-    the seeds of its runs (or its own `seed`). Missing ones are empty."""
-    command = record.get("command")
-    commits = []
-
-    def add(git):
-        commit = (git or {}).get("commit")
-        if commit and commit not in commits:
-            commits.append(commit)
-
-    add(record.get("git"))
-    for environment in (record.get("environments") or {}).values():
-        add(environment.get("git"))
-    runs = record.get("runs")
-    seeds = []
-    if isinstance(runs, dict):  # enwik8: a run per model
-        runs = list(runs.values())
-        for run in runs:
-            add(run.get("git"))
-            command = command or run.get("command")
-        seeds = [run.get("seed") for run in runs]
-    elif isinstance(runs, list):  # a record merged from several processes
-        for run in runs:  # may name each run's commit
-            add(run.get("git"))
-        seeds = [(run.get("settings") or {}).get("seed") for run in runs]
-    seeds = {s for s in seeds if s is not None}
-    if not seeds:  # the record's own (enwik8, table records)
-        seeds = {record.get("seed", (record.get("settings") or {}).get("seed"))}
-        seeds |= set(record.get("seeds") or ())  # a table record's list
-    seeds = sorted(s for s in seeds if s is not None)
-    return command, commits, seeds
+    """`(commands, commits, seeds)` of a record: its structured commands
+    (and its runs'), the git commits it names (`_commits`) and the seeds of
+    its runs (`_seeds`). Missing ones are empty."""
+    runs = [run["command"] for run in runs_of(record) if "command" in run]
+    return record.get("commands", []) + runs, _commits(record), _seeds(record)
 
 
 def _escape(text):

@@ -23,6 +23,8 @@ rerun at a later commit writes a record without the mark.
 import json
 import pathlib
 
+from keras_rda.lab.reporting.records import runs_of
+
 # `results/fixes.json`.
 FIXES = "fixes"
 
@@ -36,20 +38,15 @@ def load_fixes(results_dir):
 
 
 def record_models(record):
-    """The zoo models a record ran: its runs' (a list of runs, or the enwik8
-    record's dict of runs by model), its trials' or its rows' `model`."""
-    runs = record.get("runs")
-    if isinstance(runs, dict):
-        return set(runs)
-    if isinstance(runs, list):
-        return {run["model"] for run in runs}
-    if record.get("trials"):
-        return {trial["model"] for trial in record["trials"]}
-    columns = record.get("columns") or []
-    if "model" in columns:
-        index = columns.index("model")
-        return {row[index] for row in record.get("rows", [])}
-    return set()
+    """The zoo models a record ran: its runs' `model` (`records.runs_of`),
+    and a table record's trials' and `model` column's."""
+    models = {run["model"] for run in runs_of(record)}
+    if record["kind"] in ("table", "timing"):
+        models |= {trial["model"] for trial in record.get("trials", ())}
+        if "model" in record["columns"]:
+            index = record["columns"].index("model")
+            models |= {row[index] for row in record["rows"]}
+    return models
 
 
 def fixes_before(record, fixes, model=None):

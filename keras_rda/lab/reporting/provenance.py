@@ -168,33 +168,57 @@ def provenance():
     }
 
 
-def script_command(argv=None):
-    """The command line that reruns this script or module, for its record.
+def _portable(word):
+    """A command's word with an absolute path inside the checkout or the
+    data directory (`$KERAS_RDA_DATA_DIR`) written relative to the
+    checkout, as a reader runs it from there (`--data=PATH` too)."""
+    option, equals, value = (
+        word.rpartition("=") if word.startswith("--") else ("", "", word)
+    )
+    path = pathlib.Path(value)
+    roots = [PACKAGE_ROOT, os.environ.get("KERAS_RDA_DATA_DIR")]
+    if not path.is_absolute() or not any(
+        root and path.is_relative_to(pathlib.Path(root).resolve()) for root in roots
+    ):
+        return word
+    return option + equals + os.path.relpath(path, PACKAGE_ROOT)
 
-    `KERAS_BACKEND=<backend> python -m <module> <arguments>` for a module
-    of this package run with `python -m` (the lab's diagnostics), else
-    `KERAS_BACKEND=<backend> python <script> <arguments>`, the script's
-    path relative to the repository when it is inside it, so that the
-    record's command can be pasted into a checkout as it is.
+
+def command(argv, backend=None):
+    """A record's command, structured: what a reader runs to remake it.
+
+    Args:
+        argv: the program and its arguments, e.g. `["keras-rda", "compare",
+            "addition", "--jit"]`; absolute paths inside the checkout or the
+            data directory are written relative to the checkout.
+        backend: the `KERAS_BACKEND` the command is run with (None: it sets
+            none, and runs on Keras's default, TensorFlow).
+
+    Returns:
+        `{"argv": [...], "env": {"KERAS_BACKEND": backend}}` (`env` empty
+        without a backend).
+    """
+    env = {"KERAS_BACKEND": backend} if backend else {}
+    return {"argv": [_portable(str(word)) for word in argv], "env": env}
+
+
+def script_command(argv=None):
+    """The command that reruns this script or module, for its record.
+
+    `python -m <module> <arguments>` for a module of this package run with
+    `python -m` (the lab's diagnostics), else `python <script> <arguments>`,
+    the script's path relative to the repository when it is inside it, with
+    the backend it ran on (see `command`).
 
     Args:
         argv: the script's arguments (default: `sys.argv[1:]`).
     """
-    import shlex
-
     import keras
 
     spec = getattr(sys.modules.get("__main__"), "__spec__", None)
     if spec is not None and spec.name.startswith("keras_rda."):
         target = ["-m", spec.name.removesuffix(".__main__")]
     else:
-        script = pathlib.Path(sys.argv[0]).resolve()
-        try:
-            script = script.relative_to(PACKAGE_ROOT)
-        except ValueError:
-            pass
-        target = [str(script)]
+        target = [str(pathlib.Path(sys.argv[0]).resolve())]
     arguments = sys.argv[1:] if argv is None else list(argv)
-    return f"KERAS_BACKEND={keras.backend.backend()} python " + shlex.join(
-        [*target, *arguments]
-    )
+    return command(["python", *target, *arguments], keras.backend.backend())

@@ -51,6 +51,15 @@ def load(results_dir, name):
     return read_json(path)
 
 
+def runs_of(record):
+    """A record's runs, by its kind: an `"enwik8"` record's (one per model)
+    or a `"comparison"`'s; none for the other kinds."""
+    kind = record["kind"]
+    if kind == "enwik8":
+        return list(record["runs"].values())
+    return record["runs"] if kind == "comparison" else []
+
+
 def json_safe(value):
     """`value` with non-finite floats as None (JSON has no NaN).
 
@@ -78,10 +87,10 @@ _PROVENANCE = ("git", "versions", "machine", "created", "keras_rda_version")
 def _check_same_task(records):
     """Raises ValueError unless every record is a comparison of one task."""
     for record in records:
-        if not isinstance(record.get("runs"), list):
+        if record.get("kind") != "comparison":
             raise ValueError(
-                f"record {record.get('command')!r} is not a train or compare "
-                "record (its runs are not a list)"
+                f"record of {record.get('task')!r} is not a train or compare "
+                f"record (its kind is {record.get('kind')!r})"
             )
         for key in ("task", "task_params"):
             if record.get(key) != records[0].get(key):
@@ -94,14 +103,15 @@ def _check_same_task(records):
 def _joined(base, runs, records, order):
     """`base` with `runs` (each given its record's commit), ordered by model
     as in `order`, then by seed, and the latest record's provenance and every
-    record's command."""
+    record's commands (each once)."""
     latest = max(records, key=lambda record: record.get("created", ""))
     joined = dict(base)
     joined.update({k: latest[k] for k in _PROVENANCE if k in latest})
     joined["runs"] = sorted(
         runs, key=lambda run: (order.index(run["model"]), run["settings"]["seed"])
     )
-    joined["command"] = " && ".join(record["command"] for record in records)
+    commands = [c for record in records for c in record["commands"]]
+    joined["commands"] = [c for i, c in enumerate(commands) if c not in commands[:i]]
     return joined
 
 
@@ -116,8 +126,8 @@ def merge_runs(records):
     For a comparison whose seeds or models ran in separate processes or on
     separate machines (`keras-rda compare ... --seeds 1` here, `--seeds 2`
     there): every run is kept with the commit it ran at (`run["git"]`), the
-    record takes the latest record's provenance and every command (joined
-    by ` && `), and the union of their `before_fixes` marks. Runs are ordered
+    record takes the latest record's provenance and every command (each
+    once), and the union of their `before_fixes` marks. Runs are ordered
     by model, in the order the records first name them, then by seed.
 
     Args:
@@ -169,7 +179,7 @@ def replace_runs(old, new):
     them, see `keras_rda.lab.reporting.fixes`): the other runs stay, each
     keeping the commit it ran at (`run["git"]`), the rerun's runs carry
     theirs, the record takes the later record's provenance (by `created`)
-    and both commands (joined by ` && `), and loses its `before_fixes` mark.
+    and both records' commands, and loses its `before_fixes` mark.
     Runs keep `old`'s model order, then seed order.
 
     Args:

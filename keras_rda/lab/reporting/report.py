@@ -10,12 +10,13 @@ from keras_rda.lab.files import replacing
 from keras_rda.lab.files import write_atomically
 from keras_rda.lab.reporting import claims
 from keras_rda.lab.reporting import fixes
-from keras_rda.lab.reporting.benchmark_tables import benchmark_markdown
+from keras_rda.lab.reporting.benchmark_tables import RENDERERS
 from keras_rda.lab.reporting.commands import user_command
 from keras_rda.lab.reporting.commands import without_machine_paths
 from keras_rda.lab.reporting.records import json_safe
 from keras_rda.lab.reporting.records import load
 from keras_rda.lab.reporting.records import metric_key
+from keras_rda.lab.reporting.records import runs_of
 from keras_rda.utils import validation
 
 
@@ -150,23 +151,25 @@ def _score_summary(runs, metric):
 
 
 def record(results, task, scale=None, command=None):
-    """The JSON-serialisable record of runs on one task.
+    """The JSON-serialisable record of runs on one task (kind `"comparison"`).
 
     Besides the runs (each with its settings and seed, wall and CPU
     seconds and whole learning curve) it carries what is needed to trust
-    and repeat it: the exact command, the keras_rda version and git
-    commit, the TensorFlow/Keras/backend versions and the machine.
+    and repeat it: the command, the keras_rda version and git commit, the
+    TensorFlow/Keras/backend versions and the machine.
 
     Args:
         results: the runs, as `RunResult`s or as their dicts (a collector
             that reads runs back from their checkpoints).
         task: the `Task` they ran.
         scale: the scale name (`"paper"`, `"small"`, ...).
-        command: the command that made them.
+        command: the command that made them, structured
+            (`keras_rda.lab.reporting.provenance.command`).
     """
     from keras_rda.lab.reporting import provenance
 
     return {
+        "kind": "comparison",
         "task": task.name,
         "task_params": task.config(),
         "paper": task.paper,
@@ -174,7 +177,7 @@ def record(results, task, scale=None, command=None):
         "baseline": task.baseline,
         "threshold": list(task.threshold) if task.threshold else None,
         "scale": scale,
-        "command": command,
+        "commands": [command] if command else [],
         **provenance.provenance(),
         "runs": [r if isinstance(r, dict) else r.to_dict() for r in results],
     }
@@ -187,16 +190,19 @@ def write_json(path, data):
     return write_atomically(path, json.dumps(json_safe(data), indent=2) + "\n")
 
 
-def write_table_record(path, table, command, append=False, **lists):
+def write_table_record(path, table, command, append=False, kind="table", **lists):
     """Writes a table record (`columns`, `rows`: see `render`) of a script.
 
     Args:
         path: where the record goes.
         table: `{"benchmark", "columns", "rows"}` and optionally `align`
             and `notes`.
-        command: the command that measured these rows.
+        command: the command that measured these rows, structured
+            (`keras_rda.lab.reporting.provenance.script_command`).
         append: add the rows (and `lists`) to the record already at `path`,
             keeping its commands: one table from several commands.
+        kind: the record's kind: `"table"`, or `"timing"` for a table of
+            times or counts (no seeded training behind it).
         **lists: further per-row or per-trial lists kept in the record,
             extended the same way (e.g. `trials`).
 
@@ -207,9 +213,9 @@ def write_table_record(path, table, command, append=False, **lists):
 
     path = pathlib.Path(path)
     old = read_json(path) if append and path.is_file() else {}
-    record = {**old, **table, **provenance.provenance()}
+    record = {"kind": kind, **old, **table, **provenance.provenance()}
+    record["kind"] = kind
     record["commands"] = old.get("commands", []) + [command]
-    record["command"] = " && ".join(record["commands"])
     record["rows"] = old.get("rows", []) + list(table["rows"])
     for key, values in lists.items():
         record[key] = old.get(key, []) + list(values)
@@ -229,7 +235,7 @@ def _merged_history(history):
 def add_enwik8_run(path, run):
     """Adds one finished `keras-rda enwik8` run to the record at `path`.
 
-    The record (`{"experiment": "enwik8", "runs": {model: run}}`) holds one
+    The record (`{"kind": "enwik8", "runs": {model: run}}`) holds one
     run per model; a rerun of a model replaces its run. Each run carries
     its own command, seed, provenance and history, since the runs of one
     record may come from different commits.
@@ -237,7 +243,8 @@ def add_enwik8_run(path, run):
     Args:
         path: the record's path (created if missing).
         run: the trainer's result (`model`, `step`, `valid_bpc`,
-            `test_bpc`, `preset`, ...) with `command`, `seed`, `data` and
+            `test_bpc`, `preset`, ...) with `command` (structured:
+            `keras_rda.lab.cli.options.record_command`), `seed`, `data` and
             `history` (the lines of `history.jsonl`).
 
     Returns:
@@ -256,7 +263,7 @@ def add_enwik8_run(path, run):
         # The first logging interval includes XLA's compilation.
         "median_chars_per_sec": _median(speeds[1:] or speeds),
     }
-    data.setdefault("experiment", "enwik8")
+    data.setdefault("kind", "enwik8")
     data.setdefault("runs", {})[run["model"]] = run
     return write_json(path, data)
 
@@ -375,58 +382,61 @@ def table_record_markdown(data):
     return "\n".join(lines)
 
 
+def _tables():
+    """`{kind: renderer}` of every record kind but the claims record."""
+    return {
+        "comparison": results_table,
+        "enwik8": enwik8_table,
+        "table": table_record_markdown,
+        "timing": table_record_markdown,
+        **RENDERERS,
+    }
+
+
 def render(data, name, results_dir="results"):
     """The Markdown a record stands for in the docs: its table and its command.
 
-    `data` is a run record (written by `keras-rda train`/`compare`, with
-    `"runs"`), a benchmark record (`benchmarks/*.py --json`; see
-    `keras_rda.lab.reporting.benchmark_tables`), a table record (with
-    `"columns"` and `"rows"`; see docs/contributing.md), or a claims record
-    (with `"claims"`: a paper's verdict table, whose numbers are read from
-    the records in `results_dir`; see `keras_rda.lab.reporting.claims`).
+    The table follows the record's `kind`: a run record's (`"comparison"`,
+    written by `keras-rda train`/`compare`) results table, an `"enwik8"`
+    record's evaluations, a benchmark record's speed, cost or profile table
+    (its kind the benchmark's; see `keras_rda.lab.reporting.benchmark_tables`),
+    a `"table"` or `"timing"` record's rows (`columns`, `rows`; see
+    docs/contributing.md), or a `"claims"` record's verdict table, whose
+    numbers are read from the records in `results_dir` (see
+    `keras_rda.lab.reporting.claims`).
+
+    Raises:
+        ValueError: a record of no kind that has a table.
     """
-    if claims.is_claims_record(data):
+    kind = data.get("kind")
+    if kind == "claims":
         return claims.claims_markdown(data, results_dir, name) + "\n"
-    benchmark = None if "runs" in data else benchmark_markdown(data)
-    enwik8 = isinstance(data.get("runs"), dict)
-    if enwik8:
-        table = enwik8_table(data)
-    elif "runs" in data:
-        table = results_table(data)
-    elif benchmark is not None:
-        table = benchmark
-    elif "columns" in data and "rows" in data:
-        table = table_record_markdown(data)
-    else:
+    tables = _tables()
+    if kind not in tables:
         raise validation.invalid_value(
-            "record",
-            f"a run record (with `runs`) or a table record (with `columns` and "
-            f"`rows`) in {name!r}",
-            sorted(data),
+            "kind",
+            f"a record kind with a table in {name!r}, one of {sorted(tables)}",
+            kind,
         )
-    lines = [table, ""]
+    lines = [tables[kind](data), ""]
     for note in data.get("notes", ()):
         lines += [without_machine_paths(note), ""]
     for fix in fixes.fixes_before(data, fixes.load_fixes(results_dir)):
         lines += [fixes.fix_note(fix, data), ""]
-    command = data.get("command")
+    return "\n".join([*lines, _command_line(data, name)]) + "\n"
+
+
+def _command_line(data, name):
+    """The line under a table: the record's command, an enwik8 record's
+    runs' commands (one per run) or, without any, the record's path."""
     source = f"`results/{name}.json`"
-    commands = (
-        [r["command"] for r in data["runs"].values() if "command" in r]
-        if enwik8
-        else []
-    )
-    if commands:
-        lines.append("Commands (record " + source + "):")
-        lines += ["", "```", *(user_command(c) for c in commands), "```"]
-    elif command:
-        backend = (data.get("versions") or {}).get("backend")
-        lines.append(
-            f"Command: `{user_command(command, name, backend)}` (record {source})."
-        )
-    else:
-        lines.append(f"Record: {source}.")
-    return "\n".join(lines) + "\n"
+    runs = [r["command"] for r in runs_of(data) if "command" in r]
+    if data["kind"] == "enwik8" and runs:
+        lines = [user_command([c]) for c in runs]
+        return "\n".join([f"Commands (record {source}):", "", "```", *lines, "```"])
+    if data.get("commands"):
+        return f"Command: `{user_command(data['commands'], name)}` (record {source})."
+    return f"Record: {source}."
 
 
 def rebuild_tables(text, results_dir):

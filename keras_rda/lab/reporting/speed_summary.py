@@ -25,9 +25,14 @@ from keras_rda.lab.reporting.report import write_json
 
 RESULTS = provenance.PACKAGE_ROOT / "results"
 
-COMMAND = (
-    "python -m keras_rda.lab.reporting.speed_summary "
-    "--json results/benchmarks/speed_summary.json"
+COMMAND = provenance.command(
+    [
+        "python",
+        "-m",
+        "keras_rda.lab.reporting.speed_summary",
+        "--json",
+        "results/benchmarks/speed_summary.json",
+    ]
 )
 
 #: (unit, sizes, reference model, CPU source, GPU source); a source is
@@ -73,7 +78,7 @@ ROWS = [
 
 def _rows_of(record):
     for row in record["rows"]:
-        yield row.get("length", row.get("T")), row.get("xla"), row["model"], row
+        yield row["length"], row["xla"], row["model"], row
 
 
 def step_ms(record, length, xla, model):
@@ -182,7 +187,15 @@ def main(argv=None):
     for row in table["rows"]:
         print("| " + " | ".join(row) + " |")
     if args.json:
-        write_json(args.json, {**table, "command": COMMAND, **provenance.provenance()})
+        write_json(
+            args.json,
+            {
+                "kind": "timing",
+                **table,
+                "commands": [COMMAND],
+                **provenance.provenance(),
+            },
+        )
 
 
 if __name__ == "__main__":

@@ -74,7 +74,8 @@ def run(spec):
 
 def _run_all(spec, task, settings, strategy):
     """`run` after its checks: every run of `spec`, then the outputs."""
-    with FolderLock(spec.out, owner=spec.command or ""):
+    owner = " ".join(spec.command["argv"]) if spec.command else ""
+    with FolderLock(spec.out, owner=owner):
         for folder in (spec.record_path.parent, spec.tensorboard_dir):
             if folder is not None:
                 make_folder(folder)

@@ -89,7 +89,8 @@ class RunSpec:
         restart: discard the runs' checkpoints and start over (default:
             resume an interrupted run, return a finished one).
         verbose: 0 quiet, 1 progress bars, 2 one line per evaluation.
-        command: the command line recorded with the results.
+        command: the command recorded with the results, structured
+            (`keras_rda.lab.cli.options.record_command`).
     """
 
     task: str
@@ -120,7 +121,7 @@ class RunSpec:
     diagnose: bool = False
     restart: bool = False
     verbose: int = 1
-    command: str | None = None
+    command: dict | None = None
 
     def __post_init__(self):
         """Normalises the fields' types, then checks their values."""

@@ -7,9 +7,15 @@ from keras_rda.lab.cli import main
 
 def _write(path, seed, model="rda"):
     record = {
+        "kind": "comparison",
         "task": "reber",
         "task_params": {},
-        "command": f"keras-rda compare reber --models {model} --seeds {seed}",
+        "commands": [
+            {
+                "argv": ["keras-rda", "compare", "reber", "--models", model],
+                "env": {},
+            }
+        ],
         "git": {"commit": f"c{seed}"},
         "created": f"2026-01-0{seed + 1}T00:00:00+00:00",
         "runs": [

@@ -24,11 +24,14 @@ def _checkout(tmp_path):
     root = tmp_path / "repo"
     (root / "docs").mkdir(parents=True)
     record = {
+        "kind": "comparison",
         "task": "reber",
         "metric": "accuracy",
         "baseline": 0.5,
         "threshold": ["accuracy", ">", 0.5],
-        "command": "keras-rda compare reber --models gru",
+        "commands": [
+            {"argv": ["keras-rda", "compare", "reber", "--models", "gru"], "env": {}}
+        ],
         "runs": [
             {
                 "model": "gru",

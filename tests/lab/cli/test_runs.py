@@ -24,7 +24,11 @@ def test_train_writes_records(tmp_path, capsys):
     assert run["settings"]["units"] == 3 and run["settings"]["seed"] == 0
     assert [c["step"] for c in run["curve"]] == [2, 4]
     assert run["seconds"] > 0 and run["cpu_seconds"] > 0
-    assert data["command"].startswith("keras-rda train classify-length --model rda")
+    # The record's kind and its command, structured, without scratch outputs.
+    ((argv, env),) = [(c["argv"], c["env"]) for c in data["commands"]]
+    assert data["kind"] == "comparison" and env == {}
+    assert argv[:5] == ["keras-rda", "train", "classify-length", "--model", "rda"]
+    assert "--out" not in argv and str(tmp_path) not in argv
     assert data["versions"]["tensorflow"] and data["machine"]["cpu_count"] >= 1
     assert (tmp_path / "classify-length-rda.png").stat().st_size > 0
 
@@ -80,7 +84,9 @@ def test_name_keeps_a_second_comparison_of_the_task_apart(tmp_path, capsys):
     assert "finished earlier" not in out and "resuming" not in out
     assert (tmp_path / "uw-copy-compare.json").read_text() == default
     data = json.loads((tmp_path / "uw-copy-ln.json").read_text())
-    assert "--name uw-copy-ln" in data["command"]
+    # The page names the record's own place; the command leaves it out.
+    (command,) = data["commands"]
+    assert "--name" not in command["argv"] and "controller=lstm_ln" in command["argv"]
     assert data["runs"][0]["settings"]["model_kwargs"] == {"controller": "lstm_ln"}
     assert (tmp_path / "uw-copy-ln.png").exists()
     assert (tmp_path / "uw-copy-ln-dnc-uw-memory.png").exists()

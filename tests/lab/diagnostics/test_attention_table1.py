@@ -25,4 +25,7 @@ def test_the_record_keeps_every_trial_and_the_papers_number(tmp_path):
     assert row[:4] == ["addition", "unweighted", "50", "1"]
     assert [t["learning_rate"] for t in record["trials"]] == [1e-3, 1e-2]
     assert all(len(t["accuracy_per_epoch"]) == 1 for t in record["trials"])
-    assert record["seeds"] == [0] and "--learning-rates 1e-3 1e-2" in record["command"]
+    ((argv, env),) = [(c["argv"], c["env"]) for c in record["commands"]]
+    assert record["kind"] == "table" and set(env) == {"KERAS_BACKEND"}
+    assert argv[0] == "python"
+    assert record["seeds"] == [0] and "--learning-rates 1e-3 1e-2" in " ".join(argv)

@@ -27,4 +27,7 @@ def test_a_larger_discount_bias_lets_more_of_the_digit_through(tmp_path, data_di
     # Over 100+ blank steps the paper's start scales the digit's rows by
     # about 0.73^100 < 1e-13 more than a start at sigmoid(4) = 0.98 does.
     assert float(started_high[3]) > 1e6 * float(paper[3])
-    assert record["benchmark"] == "rda_discount_reach" and record["command"]
+    ((argv, env),) = [(c["argv"], c["env"]) for c in record["commands"]]
+    assert record["kind"] == "table" and set(env) == {"KERAS_BACKEND"}
+    assert argv[0] == "python"
+    assert record["benchmark"] == "rda_discount_reach" and argv

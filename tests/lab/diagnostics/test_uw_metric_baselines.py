@@ -50,4 +50,7 @@ def test_the_record_has_a_row_per_length_reading_and_k(tmp_path):
         ["4", "authors' code", "0"],
         ["4", "authors' code", "4"],
     ]
-    assert record["seeds"] == [0] and "--recalled 0 4 9" in record["command"]
+    ((argv, env),) = [(c["argv"], c["env"]) for c in record["commands"]]
+    assert record["kind"] == "table" and set(env) == {"KERAS_BACKEND"}
+    assert argv[0] == "python"
+    assert record["seeds"] == [0] and "--recalled 0 4 9" in " ".join(argv)

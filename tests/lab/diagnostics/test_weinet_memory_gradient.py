@@ -74,4 +74,7 @@ def test_the_record_names_each_setting(tmp_path):
     (row,) = record["rows"]
     assert row[:5] == ["weinet", "0.1 (appendix)", "none", "memory only", "9"]
     assert len(row) == len(record["columns"]) and record["seeds"] == [0]
-    assert "--memory-clip none" in record["command"]
+    ((argv, env),) = [(c["argv"], c["env"]) for c in record["commands"]]
+    assert record["kind"] == "table" and set(env) == {"KERAS_BACKEND"}
+    assert argv[0] == "python"
+    assert "--memory-clip none" in " ".join(argv)

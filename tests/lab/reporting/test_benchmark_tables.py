@@ -11,6 +11,11 @@ from tests.conftest import REPO_ROOT
 RESULTS = REPO_ROOT / "results"
 
 
+def _table(record):
+    """The table of a benchmark record, by its kind."""
+    return benchmark_tables.RENDERERS[record["kind"]](record)
+
+
 def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
     """A `benchmarks/rnn_speed.py --json` record: the LSTM's time in ms,
     every other model's ratio to it, a blank where a model did not run."""
@@ -27,7 +32,8 @@ def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
     for r in rows:
         r["ratio_to_lstm"] = r["ms_per_step"] / lstm[(r["length"], r["xla"])]
     record = {
-        "command": "python benchmarks/rnn_speed.py --json x.json",
+        "kind": "rnn_speed",
+        "commands": [{"argv": ["python", "s.py", "--json", "x.json"], "env": {}}],
         "backend": "jax",
         "versions": {"jax": "0.1", "keras": "3.0"},
         "settings": {
@@ -36,12 +42,11 @@ def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
             "input_dim": 2,
             "repeats": 3,
             "clock": "cpu",
+            "reference": "LSTM",
         },
         "rows": rows,
         "memory": {"length": 10, "models": {"LSTM": {"step_increase_mib": 12.4}}},
     }
-    assert benchmark_tables.is_speed_record(record)
-    assert not benchmark_tables.is_speed_record({"columns": ["a"], "rows": [["1"]]})
     report.write_json(tmp_path / "benchmarks" / "s.json", record)
     text = "<!-- keras-rda report: benchmarks/s -->\n<!-- /keras-rda report -->\n"
     new, _ = report.rebuild_tables(text, tmp_path)
@@ -50,7 +55,7 @@ def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
     assert "| 100 | off | 1.00 (250 ms) | 1.20 |  |" in new
     assert "| 100 | on | 1.00 (200 ms) | 0.75 | 0.90 |" in new
     assert "| LSTM | 12 |" in new
-    assert "`python benchmarks/rnn_speed.py --json x.json`" in new
+    assert "`python s.py --json results/benchmarks/s.json`" in new
     assert "every step" not in new
     # `--return-sequences`: the header says the loss reads every step.
     record["settings"]["return_sequences"] = True
@@ -60,13 +65,22 @@ def test_speed_record_renders_a_row_per_length_and_xla(tmp_path):
 
 
 def _tensorflow_memory_speed_record(rows, **fields):
-    """A `memory_speed.py` record of `rows` (8 rounds, the benchmark's sizes
-    before `output_units`), with `fields` added."""
+    """A `memory_speed.py` record of `rows` (8 rounds of the wall clock, the
+    benchmark's sizes), with `fields` added."""
+    sizes = {
+        "units": 100,
+        "memory_size": 4,
+        "word_size": 16,
+        "batch": 64,
+        "output_units": 11,
+    }
     return {
+        "kind": "memory_speed",
         "benchmark": "memory_speed",
         "backend": "tensorflow",
         "versions": {"tensorflow": "2.0", "keras": "3.0"},
-        "sizes": {"units": 100, "memory_size": 4, "word_size": 16, "batch": 64},
+        "sizes": sizes,
+        "clock": "wall",
         "rounds": 8,
         "rows": rows,
         **fields,
@@ -74,12 +88,12 @@ def _tensorflow_memory_speed_record(rows, **fields):
 
 
 def test_memory_speed_record_gives_ratios_to_lstm_and_to_the_reference():
-    """`memory_speed.py` rows are keyed by `T` and carry the regular-writing
-    model they replace: the cell shows both ratios."""
+    """`memory_speed.py` rows carry the regular-writing model they replace:
+    the cell shows both ratios."""
     rows = [
-        {"T": 50, "xla": True, "model": "LSTM", "ms_per_step": 20.0},
-        {"T": 50, "xla": True, "model": "DNC cell", "ms_per_step": 40.0},
-        {"T": 50, "xla": True, "model": "DNC+UW", "ms_per_step": 24.0},
+        {"length": 50, "xla": True, "model": "LSTM", "ms_per_step": 20.0},
+        {"length": 50, "xla": True, "model": "DNC cell", "ms_per_step": 40.0},
+        {"length": 50, "xla": True, "model": "DNC+UW", "ms_per_step": 24.0},
     ]
     for row in rows:
         row["ratio_to_lstm"] = row["ms_per_step"] / 20.0
@@ -90,49 +104,35 @@ def test_memory_speed_record_gives_ratios_to_lstm_and_to_the_reference():
         machine={"usable_cores": 16, "accelerators": ["cuda:0 (H100)"]},
         clock="cpu",
     )
-    text = benchmark_tables.benchmark_markdown(record)
+    text = _table(record)
     assert text.startswith("cuda:0 (H100); tensorflow 2.0, keras 3.0; LSTM controller")
     assert (
-        "100 units, 4 slots of 16, batch 64, memory models' y_t of 100 with a "
-        "Dense output after it, median cpu time of 8" in text
+        "100 units, 4 slots of 16, batch 64, memory models' own y_t of 11 as "
+        "output, median cpu time of 8" in text
     )
     assert "| T | XLA | LSTM | DNC cell | DNC+UW |" in text
     assert "| 50 | on | 1.00 (20 ms) | 2.00 | 1.20 (0.60) |" in text
-    assert "first training step" not in text  # older records have none
 
 
 def test_memory_speed_record_with_first_steps_gives_their_table():
-    """Records that time each model's first step (compilation included)
-    show those seconds in a table of their own, after the ratios."""
+    """Each model's first step (compilation included): its seconds in a
+    table of their own, after the ratios."""
     rows = [
-        {"T": 50, "xla": True, "model": "LSTM", "ms_per_step": 5.0},
-        {"T": 50, "xla": True, "model": "DNC+UW", "ms_per_step": 7.0},
+        {"length": 50, "xla": True, "model": "LSTM", "ms_per_step": 5.0},
+        {"length": 50, "xla": True, "model": "DNC+UW", "ms_per_step": 7.0},
     ]
     for row, first in zip(rows, (3.49, 239.62)):
         row["ratio_to_lstm"] = row["ms_per_step"] / 5.0
         row["reference"] = None
         row["ratio_to_reference"] = None
         row["first_step_s"] = first
-    record = {
-        "benchmark": "memory_speed",
-        "backend": "jax",
-        "versions": {"jax": "0.1", "keras": "3.0"},
-        "sizes": {
-            "units": 100,
-            "memory_size": 4,
-            "word_size": 16,
-            "batch": 64,
-            "output_units": 11,
-        },
-        "machine": {"usable_cores": 2},
-        "rounds": 20,
-        "rows": rows,
-    }
-    text = benchmark_tables.benchmark_markdown(record)
+    record = _tensorflow_memory_speed_record(
+        rows, machine={"usable_cores": 2}, rounds=20
+    )
+    text = _table(record)
     ratios, firsts = text.split("first training step")
     assert "| 50 | on | 1.00 (5.0 ms) | 1.40 |" in ratios
-    # Records since `output_units` was recorded: one output layer per model.
-    assert "batch 64, memory models' own y_t of 11 as output, median" in ratios
+    assert "batch 64, memory models' own y_t of 11 as output, median wall" in ratios
     assert firsts.splitlines()[-1] == "| 50 | on | 3.5 | 239.6 |"
 
 
@@ -141,7 +141,7 @@ def _copies_row(model, instance_ms, lstm_ms, xla=False, **fields):
     time and its ratio to `lstm_ms`; `fields` add the copies' ratios and
     the reference (none by default)."""
     row = {
-        "T": 50,
+        "length": 50,
         "xla": xla,
         "model": model,
         "instance_ms": instance_ms,
@@ -152,6 +152,13 @@ def _copies_row(model, instance_ms, lstm_ms, xla=False, **fields):
     row["ms_per_step"] = sorted(instance_ms)[1]
     row["ratio_to_lstm"] = row["ms_per_step"] / lstm_ms
     return row
+
+
+def _copies(record):
+    """`(ratios, copies)`: a `--instances` record's table of ratios and its
+    table of the copies' spread."""
+    ratios, rest = _table(record).split("copies", 1)
+    return ratios, rest.split("\n\nEach model's first training step")[0]
 
 
 def test_memory_speed_record_with_copies_gives_their_spread():
@@ -178,7 +185,7 @@ def test_memory_speed_record_with_copies_gives_their_spread():
     record = _tensorflow_memory_speed_record(
         rows, machine={"usable_cores": 2}, instances=3
     )
-    ratios, copies = benchmark_tables.benchmark_markdown(record).split("copies")
+    ratios, copies = _copies(record)
     assert "| 50 | off | 1.00 (20 ms) | 4.20 | 1.10 (0.26) |" in ratios
     assert "Each of the 3" in ratios
     assert copies.splitlines()[-1] == (
@@ -200,7 +207,7 @@ def test_steps_under_ten_milliseconds_keep_a_decimal():
         ),
     ]
     record = _tensorflow_memory_speed_record(rows, instances=3)
-    ratios, copies = benchmark_tables.benchmark_markdown(record).split("copies")
+    ratios, copies = _copies(record)
     assert "| 50 | on | 1.00 (5.2 ms) | 1.22 |" in ratios
     assert copies.splitlines()[-1] == "| 50 | on | 5.1-5.2 ms | 1.16-1.28 |"
 
@@ -220,6 +227,7 @@ def _cost_row(model, flops, nbytes, transcendentals, temp=None):
 def test_cost_record_gives_each_count_with_its_ratio_to_the_lstm():
     settings = {"units": 250, "batch_size": 100, "input_dim": 2, "memory_length": 1000}
     record = {
+        "kind": "rnn_cost",
         "benchmark": "rnn_cost",
         "settings": settings,
         "rows": [
@@ -227,7 +235,7 @@ def test_cost_record_gives_each_count_with_its_ratio_to_the_lstm():
             _cost_row("RDA layer", 150e6, 30e6, 180e3, temp=1500.0),
         ],
     }
-    text = benchmark_tables.benchmark_markdown(record)
+    text = _table(record)
     assert "working memory at T = 1000, MiB" in text
     assert (
         "| LSTM | 200.0 (1.00) | 20.0 (1.00) | 100.0 (1.00) | 1000.0 (1.00) |" in text
@@ -239,7 +247,7 @@ def test_cost_record_gives_each_count_with_its_ratio_to_the_lstm():
 
     # A record without the memory column (or one model without it) has none.
     record["settings"] = {**settings, "memory_length": 0}
-    text = benchmark_tables.benchmark_markdown(record)
+    text = _table(record)
     assert "working memory" not in text
     assert "| RDA layer | 150.0 (0.75) | 30.0 (1.50) | 180.0 (1.80) |" in text
 
@@ -260,6 +268,7 @@ def test_profile_record_gives_the_loop_share_and_the_top_kernels():
         }
 
     record = {
+        "kind": "rnn_profile",
         "benchmark": "rnn_profile",
         "backend": "tensorflow",
         "versions": {"tensorflow": "2.0", "keras": "3.0"},
@@ -289,6 +298,7 @@ def test_profile_record_gives_the_loop_share_and_the_top_kernels():
 def _parallel_speed_record(backend, environment, rows):
     """A `parallel_rda_speed.py --json` record of `rows` on one backend."""
     return {
+        "kind": "parallel_rda_speed",
         "benchmark": "parallel_rda_speed",
         "environments": {backend: environment},
         "settings": {
@@ -329,9 +339,7 @@ def test_parallel_speed_record_gives_times_and_time_ratios_per_row():
         "versions": {"jax": "0.1", "keras": "3.0"},
         "machine": {"accelerators": ["cuda:0 (GPU)"]},
     }
-    text = benchmark_tables.benchmark_markdown(
-        _parallel_speed_record("jax", environment, rows)
-    )
+    text = _table(_parallel_speed_record("jax", environment, rows))
     assert text.startswith("cuda:0 (GPU); jax 0.1, keras 3.0; 8 units, batch 4")
     assert "| backend | T | XLA | `LSTM` | `RNN(RDACell)` | `ParallelRDA` |" in text
     assert (
@@ -339,13 +347,12 @@ def test_parallel_speed_record_gives_times_and_time_ratios_per_row():
         in text
     )
     assert "| jax | 10,000 | on | 400.0 ms (1.00x) |  |  |" in text
-    assert "first training step" not in text
 
 
 def test_parallel_speed_record_gives_first_steps_and_failures():
-    """Since 2026-11-27 the rows carry each layer's first step (wall
-    seconds, compilation included): a second table; a layer whose first
-    step failed is marked, not dropped."""
+    """The rows carry each layer's first step (wall seconds, compilation
+    included): a second table; a layer whose first step failed is marked,
+    not dropped."""
     rows = [
         {
             "backend": "tensorflow",
@@ -371,9 +378,7 @@ def test_parallel_speed_record_gives_first_steps_and_failures():
         "versions": {"tensorflow": "2.0", "keras": "3.0"},
         "machine": {"cpu_count": 2, "accelerators": []},
     }
-    text = benchmark_tables.benchmark_markdown(
-        _parallel_speed_record("tensorflow", environment, rows)
-    )
+    text = _table(_parallel_speed_record("tensorflow", environment, rows))
     times, firsts = text.split("first training step")
     assert "| tensorflow | 100 | on | 20.0 ms (1.00x) | 40.0 ms (2.00x) | fails |" in (
         times
@@ -386,9 +391,7 @@ def _records_with_a_renderer():
     (table records, `columns` and `rows`, are rendered as they are)."""
     for path in sorted((RESULTS / "benchmarks").glob("**/*.json")):
         data = json.loads(path.read_text())
-        if data.get("benchmark") in benchmark_tables.RENDERERS or (
-            benchmark_tables.is_speed_record(data)
-        ):
+        if data["kind"] in benchmark_tables.RENDERERS:
             yield str(path.relative_to(RESULTS).with_suffix("")), data
 
 
@@ -396,7 +399,7 @@ RECORDS = dict(_records_with_a_renderer())
 
 
 def test_the_committed_records_include_every_kind():
-    kinds = {data.get("benchmark", "rnn_speed") for data in RECORDS.values()}
+    kinds = {data["kind"] for data in RECORDS.values()}
     assert kinds >= {
         "rnn_speed",
         "memory_speed",
@@ -430,6 +433,7 @@ def test_zoo_step_record_gives_a_row_per_size_and_model():
         for model, ms in (("lstm", 80.0), ("dnc", 200.0))
     ]
     record = {
+        "kind": "zoo_step_speed",
         "benchmark": "zoo_step_speed",
         "backend": "tensorflow",
         "task": "uw-copy",
@@ -441,7 +445,7 @@ def test_zoo_step_record_gives_a_row_per_size_and_model():
         "machine": {"usable_cores": 2, "accelerators": []},
         "rows": rows,
     }
-    text = benchmark_tables.benchmark_markdown(record)
+    text = _table(record)
     assert "task `uw-copy`, XLA on" in text
     assert "| 50 | 101 | 64 | 100 | `dnc` | 200 | 2.50 |" in text
     assert "| 50 | 101 | 64 | 100 | `lstm` | 80 | 1.00 |" in text
@@ -451,9 +455,11 @@ def test_compare_speed_record_gives_each_models_speed_at_both_commits():
     """A `compare_speed.py` record: steps per second at the earlier and the
     later commit, and the later over the earlier."""
     record = {
+        "kind": "compare_speed",
         "benchmark": "compare_speed",
         "backend": "tensorflow",
         "task": "addition",
+        "scale": "paper",
         "steps": 10,
         "xla": True,
         "repeats": 7,
@@ -469,7 +475,7 @@ def test_compare_speed_record_gives_each_models_speed_at_both_commits():
             }
         ],
     }
-    text = benchmark_tables.benchmark_markdown(record)
+    text = _table(record)
     assert "`keras-rda compare addition --scale paper --steps 10 --jit`" in text
     assert "| model | steps/s at `1615e95` | steps/s at `abb5517` | speed-up |" in text
     assert text.splitlines()[-1] == "| `rda` | 0.25 | 0.5 | 2.00x |"

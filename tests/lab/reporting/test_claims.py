@@ -203,6 +203,7 @@ def test_a_short_run_that_does_not_contradict_the_paper_is_inconclusive():
 def _budget_record(tmp_path, name, runs, **more):
     curve = [{"step": 100, "val_accuracy": 0.5}]
     record = {
+        "kind": "comparison",
         "metric": "accuracy",
         "scale": "paper",
         "machine": {"accelerators": []},
@@ -380,7 +381,7 @@ def test_every_paper_has_a_claims_record():
 @pytest.mark.parametrize("path", CLAIMS, ids=lambda p: p.stem)
 def test_claims_records_are_well_formed(path):
     data = _claims(path)
-    assert claims.is_claims_record(data) and data["paper"]
+    assert data["kind"] == "claims" and data["paper"]
     ids = [c["id"] for c in data["claims"]]
     assert len(ids) == len(set(ids)), "claim ids repeat"
     for claim in data["claims"]:
@@ -446,7 +447,8 @@ def test_provenance_names_the_commit_of_every_run_of_a_merged_record():
     """Seeds run in separate processes at different commits and merged into
     one record keep each run's commit; the table lists all of them once."""
     record = {
-        "command": "keras-rda compare t --seeds 0 && keras-rda compare t --seeds 1",
+        "kind": "comparison",
+        "commands": [{"argv": ["keras-rda", "compare", "t"], "env": {}}],
         "git": {"commit": "aaaa111"},
         "runs": [
             {"settings": {"seed": 0}, "git": {"commit": "aaaa111"}},
@@ -479,6 +481,7 @@ def test_up_to_reads_runs_as_if_they_had_stopped_at_that_step(tmp_path):
         }
 
     record = {
+        "kind": "comparison",
         "metric": "accuracy",
         "runs": [
             run(0, [0.2, 0.5, 0.6, 0.1, 0.7]),  # falls 0.5 after step 750
@@ -576,7 +579,7 @@ def test_every_record_a_page_shows_has_command_commit_and_seed(page):
     missing = []
     for name in _markers(page.read_text()):
         record = records.load(RESULTS, name)
-        if claims.is_claims_record(record):
+        if record["kind"] == "claims":
             continue
         command, commits, seeds = claims.provenance(record)
         if not command or not commits:
@@ -618,7 +621,8 @@ def test_report_rebuilds_a_verdict_table_from_the_records(tmp_path):
         "settings": {"seed": 3},
     }
     record = {
-        "command": "keras-rda compare multicopy",
+        "kind": "comparison",
+        "commands": [{"argv": ["keras-rda", "compare", "multicopy"], "env": {}}],
         "git": {"commit": "0123456789abcdef"},
         "metric": "accuracy",
         "runs": [run],
@@ -643,7 +647,7 @@ def test_report_rebuilds_a_verdict_table_from_the_records(tmp_path):
         "cause": "",
     }
     (root / "results" / "claims" / "rda.json").write_text(
-        json.dumps({"paper": "RDA", "claims": [claim]})
+        json.dumps({"kind": "claims", "paper": "RDA", "claims": [claim]})
     )
     (root / "README.md").write_text("# x\n")
     page = root / "docs" / "papers" / "rda.md"
@@ -711,6 +715,7 @@ def test_a_guide_can_show_one_papers_summary(tmp_path):
     """`claims/PAPER:summary` renders that paper's counts and summary line,
     from the record, and names a record without a summary."""
     record = {
+        "kind": "claims",
         "title": "X",
         "summary": "A reproduces; B does not.",
         "claims": [

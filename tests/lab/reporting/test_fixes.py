@@ -90,7 +90,8 @@ FIX = {
 
 def _results(tmp_path, marked=True):
     record = {
-        "command": "keras-rda compare multicopy",
+        "kind": "comparison",
+        "commands": [{"argv": ["keras-rda", "compare", "multicopy"], "env": {}}],
         "git": {"commit": "0123456789abcdef"},
         "metric": "accuracy",
         "threshold": ["accuracy", ">=", 0.99],
@@ -99,7 +100,7 @@ def _results(tmp_path, marked=True):
     if marked:
         record["before_fixes"] = ["f"]
     report.write_json(tmp_path / "multicopy-compare.json", record)
-    report.write_json(tmp_path / "fixes.json", {"fixes": [FIX]})
+    report.write_json(tmp_path / "fixes.json", {"kind": "fixes", "fixes": [FIX]})
     return record
 
 
@@ -136,7 +137,8 @@ def test_a_claim_is_marked_only_where_it_reads_a_model_the_fix_changes(tmp_path)
             "verdict": "not reproduced",
         }
 
-    data = {"title": "X", "summary": "s", "claims": [claim("LSTM", "lstm")]}
+    data = {"kind": "claims", "title": "X", "summary": "s"}
+    data["claims"] = [claim("LSTM", "lstm")]
     data["claims"].append(claim("RDA", "rda"))
     text = claims.claims_markdown(data, tmp_path, "claims/x")
     notes = [line for line in text.splitlines() if line.startswith("- **")]

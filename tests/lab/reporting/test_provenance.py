@@ -137,9 +137,11 @@ def test_a_module_run_with_dash_m_records_its_python_dash_m_command(monkeypatch)
     main.__spec__ = importlib.machinery.ModuleSpec(name, None)
     monkeypatch.setitem(sys.modules, "__main__", main)
     backend = keras.backend.backend()
-    assert provenance.script_command(["--json", "a b.json"]) == (
-        f"KERAS_BACKEND={backend} python -m {name} --json 'a b.json'"
-    )
+    env = {"KERAS_BACKEND": backend}
+    assert provenance.script_command(["--json", "a b.json"]) == {
+        "argv": ["python", "-m", name, "--json", "a b.json"],
+        "env": env,
+    }
     main.__spec__ = None
     monkeypatch.setattr(sys, "argv", [str(provenance.PACKAGE_ROOT / "x" / "s.py")])
-    assert provenance.script_command([]) == f"KERAS_BACKEND={backend} python x/s.py"
+    assert provenance.script_command([]) == {"argv": ["python", "x/s.py"], "env": env}

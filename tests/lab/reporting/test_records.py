@@ -11,10 +11,15 @@ def _run(model, seed, accuracy):
     return {"model": model, "settings": {"seed": seed}, "final": {"accuracy": accuracy}}
 
 
+def _command(*argv):
+    return {"argv": ["keras-rda", "compare", "multicopy", *argv], "env": {}}
+
+
 def _records():
     old = {
+        "kind": "comparison",
         "task": "multicopy",
-        "command": "keras-rda compare multicopy --models rda,lstm --seeds 0,1",
+        "commands": [_command("--models", "rda,lstm", "--seeds", "0,1")],
         "git": {"commit": "aaaa111"},
         "created": "2026-01-01T00:00:00+00:00",
         "before_fixes": ["independent-initial-weights"],
@@ -26,8 +31,9 @@ def _records():
         ],
     }
     new = {
+        "kind": "comparison",
         "task": "multicopy",
-        "command": "keras-rda compare multicopy --models rda --seeds 1,0",
+        "commands": [_command("--models", "rda", "--seeds", "1,0")],
         "git": {"commit": "bbbb222"},
         "created": "2026-02-01T00:00:00+00:00",
         "runs": [_run("rda", 1, 0.96), _run("rda", 0, 0.95)],
@@ -50,7 +56,7 @@ def test_a_rerun_replaces_its_models_runs_and_keeps_the_others_commits():
     ] * 2
     assert merged["git"] == new["git"] and merged["created"] == new["created"]
     assert "before_fixes" not in merged
-    assert merged["command"] == f"{old['command']} && {new['command']}"
+    assert merged["commands"] == old["commands"] + new["commands"]
     assert claims.provenance(merged)[1] == ["bbbb222", "aaaa111"]
     assert old["runs"][0]["final"]["accuracy"] == 0.5 and "git" not in old["runs"][0]
 
@@ -66,9 +72,10 @@ def test_a_rerun_of_another_model_or_task_is_refused():
 def _piece(seed, commit, created, models=("rda", "lstm"), **settings):
     """The record of one process of a comparison: `models` at one seed."""
     return {
+        "kind": "comparison",
         "task": "multicopy",
         "task_params": {"copies": 10},
-        "command": f"keras-rda compare multicopy --seeds {seed}",
+        "commands": [_command("--seeds", str(seed))],
         "git": {"commit": commit},
         "created": created,
         "runs": [
@@ -107,11 +114,7 @@ def test_merging_joins_the_seeds_of_separate_processes():
     ] * 2
     assert merged["git"] == {"commit": "cccc333"}  # the latest piece's
     assert merged["created"] == "2026-03-01T00:00:00+00:00"
-    assert merged["command"] == (
-        "keras-rda compare multicopy --seeds 2 && "
-        "keras-rda compare multicopy --seeds 0 && "
-        "keras-rda compare multicopy --seeds 1"
-    )
+    assert merged["commands"] == [_command("--seeds", s) for s in "201"]
     assert merged["before_fixes"] == ["independent-initial-weights"]
     assert sorted(claims.provenance(merged)[2]) == [0, 1, 2]
     assert "git" not in pieces[0]["runs"][0]
@@ -130,4 +133,4 @@ def test_merging_refuses_pieces_of_different_comparisons():
             [one, {**_piece(1, "b", "2026-01-02"), "task_params": {"copies": 5}}]
         )
     with pytest.raises(ValueError, match="not a train or compare record"):
-        merge_runs([one, {**one, "runs": {"rda": {}}}])
+        merge_runs([one, {**one, "kind": "enwik8", "runs": {"rda": {}}}])

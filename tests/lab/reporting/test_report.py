@@ -30,6 +30,7 @@ def _run(model, steps, final, seed=0, **extra):
 def _record(runs):
     task = get_task("multicopy")
     return {
+        "kind": "comparison",
         "task": task.name,
         "metric": "accuracy",
         "baseline": task.baseline,
@@ -65,7 +66,8 @@ def test_report_table_json_png(tmp_path):
         ),
     ]
     task = get_task("multicopy")
-    data = report.record(runs, task, "small", "keras-rda compare multicopy")
+    command = {"argv": ["keras-rda", "compare", "multicopy"], "env": {}}
+    data = report.record(runs, task, "small", command)
     lines = report.results_table(data).splitlines()
     assert "accuracy > 0.99" in lines[0]
     assert lines[2].startswith("| rda | 200 | 0.9950 |")
@@ -75,7 +77,7 @@ def test_report_table_json_png(tmp_path):
     assert data["runs"][1]["curve"][0]["val_loss"] is None  # NaN -> null
     assert data["threshold"] == ["accuracy", ">", 0.99]
     # Provenance: what is needed to trust and repeat the run.
-    assert data["command"] == "keras-rda compare multicopy"
+    assert data["kind"] == "comparison" and data["commands"] == [command]
     assert data["keras_rda_version"] and "commit" in data["git"]
     assert set(data["versions"]) >= {"keras", "backend", "numpy", "python"}
     assert data["machine"]["cpu_count"] >= 1
@@ -110,7 +112,8 @@ def test_rebuild_tables_between_markers(tmp_path):
     report.write_json(
         results / "benchmarks" / "speed.json",
         {
-            "command": "python benchmarks/x.py --json",
+            "kind": "table",
+            "commands": [{"argv": ["python", "x.py", "--json", "x"], "env": {}}],
             "columns": ["unit", "ratio"],
             "rows": [["rda", "1.20x"]],
             "notes": ["Ratios to the LSTM."],
@@ -130,8 +133,8 @@ def test_rebuild_tables_between_markers(tmp_path):
     assert "| unit | ratio |\n|---|---:|\n| rda | 1.20x |" in new
     assert "Ratios to the LSTM." in new
     assert (
-        "`python benchmarks/x.py --json` (record `results/benchmarks/speed.json`)"
-        in new
+        "`python x.py --json results/benchmarks/speed.json` (record "
+        "`results/benchmarks/speed.json`)" in new
     )
     again, _ = report.rebuild_tables(new, results)
     assert again == new  # idempotent
@@ -145,7 +148,7 @@ def test_rebuild_tables_between_markers(tmp_path):
         )
 
 
-def _enwik8_run(model, valid, test_bpc, speeds, command="keras-rda enwik8"):
+def _enwik8_run(model, valid, test_bpc, speeds):
     """A finished run as `keras-rda enwik8` hands it over: a resumed run
     logs the steps after its checkpoint twice (the later value counts)."""
     history = [
@@ -158,7 +161,7 @@ def _enwik8_run(model, valid, test_bpc, speeds, command="keras-rda enwik8"):
         "step": max(valid),
         "valid_bpc": valid[max(valid)],
         "test_bpc": test_bpc,
-        "command": f"{command} --model {model}",
+        "command": {"argv": ["keras-rda", "enwik8", "--model", model], "env": {}},
         "seed": 0,
         "history": history,
     }
@@ -184,7 +187,7 @@ def test_enwik8_record_collects_one_run_per_model(tmp_path):
     assert lstm["history"][1]["valid/bpc"] == 4.5
     # Median speed without the first interval (compilation): of 30, 10, 20.
     assert lstm["median_chars_per_sec"] == 20.0
-    assert lstm["git"]["commit"] and lstm["command"].endswith("--model lstm")
+    assert data["kind"] == "enwik8" and lstm["git"]["commit"]
     text = report.render(data, "enwik8-small")
     assert "| lstm | 4.500 / **3.250** | 3.500 | 20 |" in text
     assert "| rda | 4.000 / **2.875** | 3.125 | 2 |" in text
@@ -195,21 +198,19 @@ def test_enwik8_record_collects_one_run_per_model(tmp_path):
 def test_table_record_from_two_commands(tmp_path):
     path = tmp_path / "t.json"
     table = {"benchmark": "b", "columns": ["model", "x"], "rows": [["a", "1"]]}
-    report.write_table_record(path, table, "python b.py --n 1", trials=[{"n": 1}])
+    one, two = ({"argv": ["python", "b.py", "--n", n], "env": {}} for n in "12")
+    report.write_table_record(path, table, one, trials=[{"n": 1}])
     report.write_table_record(
-        path,
-        {**table, "rows": [["b", "2"]]},
-        "python b.py --n 2",
-        append=True,
-        trials=[{"n": 2}],
+        path, {**table, "rows": [["b", "2"]]}, two, append=True, trials=[{"n": 2}]
     )
     data = json.loads(path.read_text())
     assert data["rows"] == [["a", "1"], ["b", "2"]]
     assert data["trials"] == [{"n": 1}, {"n": 2}]
-    assert data["command"] == "python b.py --n 1 && python b.py --n 2"
+    assert data["kind"] == "table" and data["commands"] == [one, two]
     assert "| a | 1 |\n| b | 2 |" in report.render(data, "t")
     # Without --append the record starts over.
-    report.write_table_record(path, table, "python b.py --n 3")
+    report.write_table_record(path, table, one, kind="timing")
+    assert json.loads(path.read_text())["kind"] == "timing"
     assert json.loads(path.read_text())["rows"] == [["a", "1"]]
 
 

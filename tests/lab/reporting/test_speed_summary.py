@@ -35,6 +35,7 @@ def test_a_cell_is_the_units_time_over_the_references(tmp_path):
     """Every page gives speed one way: the unit's time over the reference's
     (lower is faster), so a unit twice as fast as the LSTM reads 0.50x."""
     record = {
+        "kind": "rnn_speed",
         "machine": {"usable_cores": 2, "accelerators": []},
         "backend": "jax",
         "rows": [

@@ -65,14 +65,15 @@ def test_run_trains_every_model_over_every_seed_then_reports(tmp_path, capsys):
         task_params={"max_length": 12},
         out=tmp_path / "out",
         results_dir=tmp_path / "results",
-        command="a test",
+        command={"argv": ["a", "test"], "env": {}},
         **TINY,
     )
     results = run(spec)
     assert [(r.model, r.settings["seed"]) for r in results] == spec.runs()
     assert spec.record_path == tmp_path / "results" / "reber-compare.json"
     data = json.loads(spec.record_path.read_text())
-    assert data["command"] == "a test" and data["scale"] == "small"
+    assert data["kind"] == "comparison" and data["scale"] == "small"
+    assert data["commands"] == [spec.command]
     assert data["task_params"]["max_length"] == 12
     assert [(r["model"], r["settings"]["seed"]) for r in data["runs"]] == [
         ("gru", 0),
