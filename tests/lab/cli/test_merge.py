@@ -12,7 +12,7 @@ def _write(path, seed, model="rda"):
         "task_params": {},
         "commands": [
             {
-                "argv": ["keras-rda", "compare", "reber", "--models", model],
+                "argv": ["keras-rda", "compare", "reber", "--seeds", str(seed)],
                 "env": {},
             }
         ],
@@ -33,6 +33,9 @@ def test_merge_writes_one_record_of_every_piece(tmp_path, capsys):
     merged = json.loads(out.read_text())
     assert [run["settings"]["seed"] for run in merged["runs"]] == [0, 1]
     assert [run["git"]["commit"] for run in merged["runs"]] == ["c0", "c1"]
+    # Still a comparison, with every piece's command in the order given.
+    assert merged["kind"] == "comparison"
+    assert [c["argv"][-1] for c in merged["commands"]] == ["1", "0"]
     assert "2 run(s): rda seed 0, rda seed 1" in capsys.readouterr().out
 
 

@@ -4,6 +4,7 @@ source records give, and every source is a record in `results/`."""
 import json
 
 from keras_rda.lab.reporting import speed_summary
+from keras_rda.lab.reporting.commands import command_text
 from tests.conftest import REPO_ROOT
 
 
@@ -13,9 +14,20 @@ def test_summary_record_agrees_with_its_sources():
         (REPO_ROOT / "results" / "benchmarks" / "speed_summary.json").read_text()
     )
     for key in ("columns", "rows", "notes", "sources"):
-        assert record[key] == table[key], f"rerun {speed_summary.COMMAND}"
+        assert record[key] == table[key], f"rerun {command_text(speed_summary.COMMAND)}"
     for source in record["sources"]:
         assert (REPO_ROOT / source).is_file()
+
+
+def test_the_record_is_a_timing_table_with_its_command(tmp_path, capsys):
+    path = tmp_path / "speed_summary.json"
+    speed_summary.main(["--json", str(path)])
+    record = json.loads(path.read_text())
+    assert record["kind"] == "timing" and record["commands"] == [speed_summary.COMMAND]
+    assert command_text(speed_summary.COMMAND) == (
+        "python -m keras_rda.lab.reporting.speed_summary "
+        "--json results/benchmarks/speed_summary.json"
+    )
 
 
 def test_the_table_names_each_source_records_rounds():
