@@ -420,69 +420,19 @@ def fused_recurrence(
     @custom_gradient.custom_gradient
     def recurrence(projected, recurrent_kernel, h0, n0, d0, m0, *extra):
         extra = dict(zip(given, extra))
-        bias, mask = extra.get("bias"), extra.get("mask")
-        recurrent_mask = extra.get("recurrent_mask")
-        input_kernel = extra.get("input_kernel")
-        xs = [projected] if mask is None else [projected, mask]
-        (_, n, d, m), saved = scan_lib.scan(
-            _forward_step(spec, recurrent_kernel, recurrent_mask, bias, input_kernel),
-            (h0, n0, d0, m0),
-            xs,
-            stack=False,  # the saved tensors are read step by step
+        hidden, n, d, m, saved = _forward(
+            spec, projected, recurrent_kernel, (h0, n0, d0, m0), extra
         )
-        hidden, saved = saved
-        hidden = scan_lib.stacked(hidden)
-        if spec.hidden_activation == "tanh":
-            saved.setdefault("tanh_average", hidden)
 
         def grad(*upstream, variables=None):
             # TensorFlow and PyTorch pass one upstream gradient per output;
             # JAX passes the outputs' structure as one argument.
             if len(upstream) == 1:
                 upstream = upstream[0]
-            d_hidden, dn, dd, dm = (
-                ops.zeros_like(ref) if g is None else ops.cast(g, ref.dtype)
-                for g, ref in zip(upstream, (hidden, n, d, m))
+            inputs = (projected, recurrent_kernel, h0, n0, d0, m0)
+            grads, extra_grads = _gradients(
+                spec, upstream, inputs, extra, (hidden, n, d, m), saved
             )
-            carry = (ops.zeros_like(n0), dn, dd, dm)
-            if input_kernel is not None:
-                carry += (ops.zeros_like(input_kernel),)
-                carry += () if bias is None else (ops.zeros_like(bias),)
-            carry, d_steps = scan_lib.scan(
-                _backward_step(
-                    spec, recurrent_kernel, recurrent_mask, bias, input_kernel
-                ),
-                carry,
-                (
-                    projected,
-                    d_hidden,
-                    saved if mask is None else dict(saved, mask=mask),
-                ),
-                reverse=True,
-            )
-            dh0, dn0, dd0, dm0, *sums = carry
-            extra_grads = {}
-            if input_kernel is None:
-                d_projected = d_steps
-                d_gates = d_projected[..., spec.units :]
-                if bias is not None:
-                    extra_grads["bias"] = ops.sum(d_projected, axis=(0, 1))
-            else:
-                (d_gates, d_projected) = d_steps  # d_projected: dx_t
-                extra_grads["input_kernel"] = sums[0]
-                if bias is not None:
-                    extra_grads["bias"] = sums[1]
-            d_kernel = _recurrent_kernel_gradient(
-                d_gates, hidden, h0, recurrent_mask, spec
-            )
-            grads = [
-                d_projected,
-                ops.cast(d_kernel, recurrent_kernel.dtype),
-                ops.cast(dh0, h0.dtype),
-                ops.cast(dn0, n0.dtype),
-                ops.cast(dd0, d0.dtype),
-                ops.cast(dm0, m0.dtype),
-            ]
             grads += [extra_grads.get(name) for name in given]
             if variables:
                 return grads, [None] * len(variables)
@@ -493,6 +443,91 @@ def fused_recurrence(
     return recurrence(
         projected, recurrent_kernel, *initial_state, *(optional[k] for k in given)
     )
+
+
+def _forward(spec, projected, recurrent_kernel, initial_state, extra):
+    """The forward loop of `fused_recurrence`: `(hidden, n, d, m, saved)`,
+    `saved` what the backward pass reads (`extra`: the optional inputs
+    given, by name)."""
+    mask = extra.get("mask")
+    step = _forward_step(
+        spec,
+        recurrent_kernel,
+        extra.get("recurrent_mask"),
+        extra.get("bias"),
+        extra.get("input_kernel"),
+    )
+    xs = [projected] if mask is None else [projected, mask]
+    (_, n, d, m), saved = scan_lib.scan(
+        step,
+        initial_state,
+        xs,
+        stack=False,  # the saved tensors are read step by step
+    )
+    hidden, saved = saved
+    hidden = scan_lib.stacked(hidden)
+    if spec.hidden_activation == "tanh":
+        saved.setdefault("tanh_average", hidden)
+    return hidden, n, d, m, saved
+
+
+def _gradients(spec, upstream, inputs, extra, outputs, saved):
+    """The closed-form backward pass of `fused_recurrence`.
+
+    Args:
+        spec: the `RecurrenceSpec`.
+        upstream: the gradients of `(hidden, n, d, m)` (None: zero).
+        inputs: `(projected, recurrent_kernel, h0, n0, d0, m0)`.
+        extra: the optional inputs given, by name (`input_kernel`, `bias`,
+            `mask`, `recurrent_mask`).
+        outputs: `(hidden, n, d, m)`, the forward's results.
+        saved: what the forward loop saved for this pass.
+
+    Returns:
+        `(grads, extra_grads)`: the gradients of `inputs`, in order, and
+        those of `input_kernel` and `bias` by name, where given.
+    """
+    projected, recurrent_kernel, h0, n0, d0, m0 = inputs
+    bias, mask = extra.get("bias"), extra.get("mask")
+    recurrent_mask = extra.get("recurrent_mask")
+    input_kernel = extra.get("input_kernel")
+    hidden, n, d, m = outputs
+    d_hidden, dn, dd, dm = (
+        ops.zeros_like(ref) if g is None else ops.cast(g, ref.dtype)
+        for g, ref in zip(upstream, (hidden, n, d, m))
+    )
+    carry = (ops.zeros_like(n0), dn, dd, dm)
+    if input_kernel is not None:
+        carry += (ops.zeros_like(input_kernel),)
+        carry += () if bias is None else (ops.zeros_like(bias),)
+    carry, d_steps = scan_lib.scan(
+        _backward_step(spec, recurrent_kernel, recurrent_mask, bias, input_kernel),
+        carry,
+        (projected, d_hidden, saved if mask is None else dict(saved, mask=mask)),
+        reverse=True,
+    )
+    dh0, dn0, dd0, dm0, *sums = carry
+    extra_grads = {}
+    if input_kernel is None:
+        d_projected = d_steps
+        d_gates = d_projected[..., spec.units :]
+        if bias is not None:
+            extra_grads["bias"] = ops.sum(d_projected, axis=(0, 1))
+    else:
+        (d_gates, d_projected) = d_steps  # d_projected: dx_t
+        extra_grads["input_kernel"] = sums[0]
+        if bias is not None:
+            extra_grads["bias"] = sums[1]
+    d_kernel = _recurrent_kernel_gradient(d_gates, hidden, h0, recurrent_mask, spec)
+    grads = [
+        d_projected,
+        ops.cast(d_kernel, recurrent_kernel.dtype),
+        ops.cast(dh0, h0.dtype),
+        ops.cast(dn0, n0.dtype),
+        ops.cast(dd0, d0.dtype),
+        ops.cast(dm0, m0.dtype),
+    ]
+    return grads, extra_grads
 
 
 def _recurrent_kernel_gradient(d_gates, hidden, h0, recurrent_mask, spec):
