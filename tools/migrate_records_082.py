@@ -101,6 +101,16 @@ def speed_reference(text, data):
     return text[:at] + '"reference": "LSTM",\n' + match.group(2) + text[at:]
 
 
+def memory_instances(text, data):
+    """memory_speed.py records before `--instances`: one copy of each model."""
+    if "instances" in data:
+        return text
+    data["instances"] = 1
+    return text.replace(
+        '"kind": "memory_speed",\n', '"kind": "memory_speed",\n  "instances": 1,\n', 1
+    )
+
+
 def claims_where(text, data):
     """A claim's reading of a memory_speed.py row names its length `length`."""
     for claim in data["claims"]:
@@ -184,6 +194,7 @@ def migrate(path, results):
     text = with_kind(text, data, kind)
     if kind == "memory_speed":
         text = memory_rows(text, data)
+        text = memory_instances(text, data)
     if kind == "rnn_speed":
         text = speed_reference(text, data)
     if kind == "claims":

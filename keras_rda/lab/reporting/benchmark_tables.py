@@ -166,7 +166,7 @@ def speed_record_markdown(data):
     memory_speed = data["kind"] == "memory_speed"
     header = _memory_speed_header if memory_speed else _rnn_speed_header
     lines = [header(data), "", *_model_table(keys, models, ratios)]
-    if any("instance_ms" in row for row in rows):  # memory_speed.py --instances
+    if memory_speed and data["instances"] > 1:  # memory_speed.py --instances
         lines += ["", *_copies_table(data, keys, models, cell)]
     if memory_speed:
         lines += [

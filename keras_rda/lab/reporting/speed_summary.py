@@ -89,11 +89,21 @@ def step_ms(record, length, xla, model):
     raise KeyError(f"no row ({length}, xla={xla}, {model!r}) in the record")
 
 
+BACKENDS = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+
+
+def environment(record):
+    """`(backend, machine)` a speed record ran on (a `parallel_rda_speed`
+    record's: its one environment's)."""
+    if record["kind"] == "parallel_rda_speed":
+        backend, environment = next(iter(record["environments"].items()))
+        return backend, environment["machine"]
+    return record["backend"], record["machine"]
+
+
 def device(record):
     """`"N-core CPU"` or the accelerator's short name, from a record."""
-    machine = record.get("machine")
-    if machine is None:  # parallel_rda_speed.py: one environment per backend
-        machine = next(iter(record["environments"].values()))["machine"]
+    _, machine = environment(record)
     if machine["accelerators"]:
         name = machine["accelerators"][0]
         return name.split("NVIDIA ")[-1].split(")")[0].split()[0]
@@ -108,24 +118,16 @@ def time_ratio_cell(results_dir, source, reference):
     ratio = step_ms(record, length, xla, model) / step_ms(
         record, length, xla, reference
     )
-    where = f"{device(record)}, {record_backend(record)}, XLA {'on' if xla else 'off'}"
+    backend = BACKENDS[environment(record)[0]]
+    where = f"{device(record)}, {backend}, XLA {'on' if xla else 'off'}"
     return f"{ratio:.2f}x", where, name
 
 
 def rounds(record):
     """How many interleaved timed rounds the record's medians are of."""
-    settings = record.get("settings", {})
-    return settings.get("repeats", record.get("rounds"))
-
-
-def record_backend(record):
-    if "backend" in record:
-        return {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}[
-            record["backend"]
-        ]
-    return {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}[
-        next(iter(record["environments"]))
-    ]
+    if record["kind"] == "memory_speed":
+        return record["rounds"]
+    return record["settings"]["repeats"]
 
 
 def summary_table(results_dir=RESULTS):

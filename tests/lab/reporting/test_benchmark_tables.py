@@ -82,6 +82,7 @@ def _tensorflow_memory_speed_record(rows, **fields):
         "sizes": sizes,
         "clock": "wall",
         "rounds": 8,
+        "instances": 1,
         "rows": rows,
         **fields,
     }

@@ -34,12 +34,12 @@ def test_the_table_names_each_source_records_rounds():
     """The rounds behind each median, from the source record (`settings`'
     `repeats`, or a top-level `rounds`), are named beside it."""
     table = speed_summary.summary_table(REPO_ROOT / "results")
-    assert speed_summary.rounds({"settings": {"repeats": 5}}) == 5
-    assert speed_summary.rounds({"rounds": 20}) == 20
+    assert speed_summary.rounds({"kind": "rnn_speed", "settings": {"repeats": 5}}) == 5
+    assert speed_summary.rounds({"kind": "memory_speed", "rounds": 20}) == 20
     notes = " ".join(table["notes"])
     for source in table["sources"]:
         record = json.loads((REPO_ROOT / source).read_text())
-        count = record.get("settings", {}).get("repeats", record.get("rounds"))
+        count = speed_summary.rounds(record)
         assert f"`{source}` ({count} rounds)" in notes
 
 
