@@ -8,6 +8,7 @@ import pytest
 from keras_rda.lab import runs
 from keras_rda.lab.cli import main
 from keras_rda.lab.cli import runs as cli_runs
+from keras_rda.lab.cli.options import record_command
 from keras_rda.lab.runs import RunSpec
 
 
@@ -31,7 +32,7 @@ def test_compare_hands_one_run_spec_to_the_lab_once(handed, tmp_path):
             steps=3,
             out=tmp_path,
             verbose=0,
-            command="keras-rda " + " ".join(argv),
+            command=record_command(argv),
         )
     ]
     assert handed[0].record_name == "multicopy-compare"
@@ -76,7 +77,7 @@ def test_train_hands_every_flag_over_in_one_run_spec(handed, tmp_path):
         tensorboard_dir=tmp_path,
         restart=True,
         verbose=2,
-        command="keras-rda " + " ".join(argv),
+        command=record_command(argv),
     )
     assert spec.record_path == tmp_path / "r" / "uw-x.json"
 
@@ -93,7 +94,7 @@ def test_global_clipnorm_is_handed_over_in_place_of_the_other_clips(handed):
         models=("rda",),
         global_clipnorm=1.0,
         verbose=0,
-        command="keras-rda " + " ".join(argv),
+        command=record_command(argv),
     )
     # Without the flag: none, the paper's clip (the zoo's or the scale's).
     assert main(["compare", "mnist", "--models", "rda"]) == 0
