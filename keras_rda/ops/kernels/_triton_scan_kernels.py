@@ -406,10 +406,11 @@ def _chunk_states(
 def _step_gradients(x_n, x_d, before, step, grad, HAS_POS: tl.constexpr):
     """Back through one step from the cotangents `(x_n, x_d)` of the state
     after it and `grad`, that of its average, given the state `before` it
-    and the `step`'s `_load_step`: the cotangents of the state before it,
-    and the gradients of `(z, log a, log gamma)`."""
+    and the `step`'s inputs `(z, log a, log gamma, positive, valid)`: the
+    cotangents of the state before it, and the gradients of `(z, log a,
+    log gamma)`."""
     n_before, d_before, m_before = before
-    z, la, lg, pos, valid, _ = step
+    z, la, lg, pos, valid = step
     n, d, _, p, q, attended = _step(
         n_before, d_before, m_before, z, la, lg, pos, valid, HAS_POS
     )
@@ -464,13 +465,14 @@ def gradient_kernel(
         t = c * CHUNK + i
         n_before = _row(tile_n, rows, i)
         d_before = _row(tile_d, rows, i)
-        step = _load_step(inputs, b, t, units, length, num_units, HAS_POS)
-        step_mask = step[5]
+        z, la, lg, pos, valid, step_mask = _load_step(
+            inputs, b, t, units, length, num_units, HAS_POS
+        )
         offsets = _step_offsets(b, t, units, length, num_units)
         grad = tl.load(ga_ptr + offsets, mask=step_mask, other=0.0)
         before = (n_before, d_before, _row(tile_m, rows, i))
         x_n, x_d, grad_z, grad_la, grad_lg = _step_gradients(
-            x_n, x_d, before, step, grad, HAS_POS
+            x_n, x_d, before, (z, la, lg, pos, valid), grad, HAS_POS
         )
         _store3(
             (gz_ptr, gla_ptr, glg_ptr), offsets, (grad_z, grad_la, grad_lg), step_mask

@@ -73,6 +73,7 @@ requires; padded steps are the identity). On a GPU the kernels lower
 through Pallas's Triton backend; on a CPU pass `interpret=True`.
 """
 
+import collections
 import functools
 
 import jax
@@ -169,19 +170,10 @@ def discounted_average_scan(
     return averages, final_state
 
 
-class _Config(tuple):
-    """The static settings of one scan (hashable, for `nondiff_argnums`)."""
-
-    def __new__(cls, length, chunk_size, block_units, interpret, has_pos):
-        return super().__new__(
-            cls, (length, chunk_size, block_units, interpret, has_pos)
-        )
-
-    length = property(lambda self: self[0])
-    chunk_size = property(lambda self: self[1])
-    block_units = property(lambda self: self[2])
-    interpret = property(lambda self: self[3])
-    has_pos = property(lambda self: self[4])
+#: The static settings of one scan (hashable, for `nondiff_argnums`).
+_Config = collections.namedtuple(
+    "_Config", ["length", "chunk_size", "block_units", "interpret", "has_pos"]
+)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
