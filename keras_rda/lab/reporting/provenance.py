@@ -172,9 +172,9 @@ def _portable(word):
     """A command's word with an absolute path inside the checkout or the
     data directory (`$KERAS_RDA_DATA_DIR`) written relative to the
     checkout, as a reader runs it from there (`--data=PATH` too)."""
-    option, equals, value = (
-        word.rpartition("=") if word.startswith("--") else ("", "", word)
-    )
+    option, equals, value = word.partition("=")
+    if not (word.startswith("--") and equals):
+        option, equals, value = "", "", word
     path = pathlib.Path(value)
     roots = [PACKAGE_ROOT, os.environ.get("KERAS_RDA_DATA_DIR")]
     if not path.is_absolute() or not any(

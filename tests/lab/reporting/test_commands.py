@@ -29,12 +29,12 @@ def test_a_run_writes_its_command_without_scratch_outputs():
 
 def test_paths_in_the_checkout_or_the_data_directory_become_relative(monkeypatch):
     monkeypatch.setenv("KERAS_RDA_DATA_DIR", "/data/shared")
-    command = provenance.command(
-        ["keras-rda", "enwik8", "--data", "/data/shared/enwik8", "--x=/tmp/y"]
-    )
-    data = command["argv"][3]
+    words = ["--data", "/data/shared/enwik8", "--x=/data/shared/a=b", "--y=/tmp/y"]
+    command = provenance.command(["keras-rda", "enwik8", *words])
+    data, option, elsewhere = command["argv"][3:]
     assert data.endswith("data/shared/enwik8") and not data.startswith("/")
-    assert command["argv"][4] == "--x=/tmp/y"  # elsewhere: as given
+    assert option.startswith("--x=..") and option.endswith("data/shared/a=b")
+    assert elsewhere == "--y=/tmp/y"  # outside both: as given
 
 
 def test_the_record_gets_its_own_place():
