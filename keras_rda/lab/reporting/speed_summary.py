@@ -21,7 +21,7 @@ import json
 import pathlib
 
 from keras_rda.lab.reporting import provenance
-from keras_rda.lab.reporting.report import write_json
+from keras_rda.lab.reporting.report import write_table_record
 
 RESULTS = provenance.PACKAGE_ROOT / "results"
 
@@ -189,15 +189,7 @@ def main(argv=None):
     for row in table["rows"]:
         print("| " + " | ".join(row) + " |")
     if args.json:
-        write_json(
-            args.json,
-            {
-                "kind": "timing",
-                **table,
-                "commands": [COMMAND],
-                **provenance.provenance(),
-            },
-        )
+        write_table_record(args.json, table, COMMAND, kind="timing")
 
 
 if __name__ == "__main__":
