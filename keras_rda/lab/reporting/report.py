@@ -382,15 +382,14 @@ def table_record_markdown(data):
     return "\n".join(lines)
 
 
-def _tables():
-    """`{kind: renderer}` of every record kind but the claims record."""
-    return {
-        "comparison": results_table,
-        "enwik8": enwik8_table,
-        "table": table_record_markdown,
-        "timing": table_record_markdown,
-        **RENDERERS,
-    }
+#: A record's `kind` -> the renderer of its table (a claims record aside).
+TABLES = {
+    "comparison": results_table,
+    "enwik8": enwik8_table,
+    "table": table_record_markdown,
+    "timing": table_record_markdown,
+    **RENDERERS,
+}
 
 
 def render(data, name, results_dir="results"):
@@ -411,14 +410,13 @@ def render(data, name, results_dir="results"):
     kind = data.get("kind")
     if kind == "claims":
         return claims.claims_markdown(data, results_dir, name) + "\n"
-    tables = _tables()
-    if kind not in tables:
+    if kind not in TABLES:
         raise validation.invalid_value(
             "kind",
-            f"a record kind with a table in {name!r}, one of {sorted(tables)}",
+            f"a record kind with a table in {name!r}, one of {sorted(TABLES)}",
             kind,
         )
-    lines = [tables[kind](data), ""]
+    lines = [TABLES[kind](data), ""]
     for note in data.get("notes", ()):
         lines += [without_machine_paths(note), ""]
     for fix in fixes.fixes_before(data, fixes.load_fixes(results_dir)):
