@@ -15,6 +15,7 @@ evaluated step). Writes OUT/NAME.json per group, in the format of
 import glob
 import json
 import pathlib
+import shlex
 import sys
 
 from keras_rda.lab.reporting import report
@@ -59,6 +60,14 @@ def run_of(folder):
     return spec, result
 
 
+def record_commands(lines):
+    """The structured commands (`keras_rda.lab.cli.options.record_command`)
+    of the `.cmd` files' `keras-rda ...` lines."""
+    from keras_rda.lab.cli.options import record_command
+
+    return [record_command(shlex.split(line)[1:]) for line in lines]
+
+
 def main(workdir, out):
     commands = {}
     for path in sorted(glob.glob(f"{workdir}/*.cmd")):
@@ -84,9 +93,10 @@ def main(workdir, out):
     for name, (spec, runs) in sorted(groups.items()):
         task = get_task_class(spec["task"])(**spec["task_params"])
         runs.sort(key=lambda r: (order.get(r["model"], 9), r["settings"]["seed"]))
-        command = " ; ".join(commands.get(name, []))
+        data = report.record(runs, task, "paper")
+        data["commands"] = record_commands(commands.get(name, []))
         path = pathlib.Path(out) / f"{name}.json"
-        report.write_json(path, report.record(runs, task, "paper", command))
+        report.write_json(path, data)
         cut = sum(r["partial"] for r in runs)
         print(f"wrote {path}: {len(runs)} runs, {cut} cut by the time limit")
 

@@ -25,6 +25,7 @@ import functools
 import glob
 import json
 import pathlib
+import shlex
 import sys
 
 from keras_rda.lab.reporting import report
@@ -123,6 +124,14 @@ def group_of(name):
     return GROUPS.get(name, "compare")
 
 
+def record_commands(lines):
+    """The structured commands (`keras_rda.lab.cli.options.record_command`)
+    of the `.cmd` files' `keras-rda ...` lines."""
+    from keras_rda.lab.cli.options import record_command
+
+    return [record_command(shlex.split(line)[1:]) for line in lines]
+
+
 def main(workdir, out):
     groups = {}
     for folder in sorted(glob.glob(f"{workdir}/*/checkpoints/mnist-*/*-seed*")):
@@ -148,14 +157,16 @@ def main(workdir, out):
             for path in pathlib.Path(workdir).glob("*.cmd")
             if group_of(path.stem.rsplit("-", 1)[0]) == group
         )
-        command = (
+        data = report.record(results, task, "paper")
+        data["commands"] = record_commands(commands)
+        data["command_note"] = (
             f"bash benchmarks/gpu/mnist.sh (runs cut at step {steps}, the "
-            "last every run reached in the time limit): " + " ; ".join(commands)
+            "last every run reached in the time limit)"
         )
         path = pathlib.Path(out)
         if group != "compare":
             path = path.with_name(path.name.replace("-compare", f"-{group}"))
-        report.write_json(path, report.record(results, task, "paper", command))
+        report.write_json(path, data)
         print(f"wrote {path}: {len(results)} runs at step {steps}")
         for r in results:
             print(

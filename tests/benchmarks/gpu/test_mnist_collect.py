@@ -73,17 +73,19 @@ def test_runs_are_cut_at_the_step_every_run_reached(tmp_path, monkeypatch):
     assert rda["steps_to_threshold"] == 500  # threshold: accuracy above 0.1
     assert gru["steps_to_threshold"] == 250
     assert rda["params"] == 7 and gru["params"] == 11
-    assert plain["command"].startswith(
+    assert plain["command_note"].startswith(
         "bash benchmarks/gpu/mnist.sh (runs cut at step 500"
     )
-    assert "--models gru --seed 1" in plain["command"]
-    assert "--seed 2" not in plain["command"]  # the discount-4 run's own record
+    lines = " && ".join(" ".join(c["argv"]) for c in plain["commands"])
+    assert "--models gru --seed 1" in lines
+    assert "--seed 2" not in lines  # the discount-4 run's own record
 
     start4 = json.loads((out / "mnist-discount4.json").read_text())
     (run,) = start4["runs"]
     assert run["settings"]["seed"] == 2 and run["steps"] == 500
     assert run["settings"]["model_kwargs"] == discount4
-    assert start4["command"].endswith("keras-rda compare mnist --models rda --seed 2")
+    (command,) = start4["commands"]
+    assert " ".join(command["argv"]).endswith("compare mnist --models rda --seed 2")
     assert sorted(key[0] for key in built) == ["gru", "rda"]
     assert [key[3] for key in built] == [250, 250]  # units from run.json
     assert {"discount_bias_initializer": {"class_name": "Constant"}} in [
