@@ -129,6 +129,69 @@ SLOW_ON_BACKEND = {
             "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rnn-rda-cell]",
         )
     },
+    # On JAX an op outside `jit` compiles on its first call, so tests that
+    # call a layer eagerly take several times their TensorFlow time: the
+    # grids and long sequences below run in full in the TensorFlow run, and
+    # the JAX run keeps a case of each code path (the default attention and
+    # exp's running maximum, each scan method, the RDA layer's kernel).
+    **{
+        ("jax", f"tests/layers/test_parallel_rda.py::{test}"): "JAX compiles each "
+        "eager op; the TensorFlow run checks it, and a smaller case of the same "
+        "path runs here"
+        for test in (
+            "test_ten_thousand_steps_match_reference_and_cell",
+            "test_no_nan_or_inf_for_ten_thousand_steps_with_huge_logits[exp]",
+            "test_unknown_batch_and_length_train_and_predict[False]",
+            "test_gradients_equal_rnn_of_cell[associative]",
+            "test_two_chained_segments_equal_one_run[chunked]",
+            "test_stateful_calls_chain",
+            "test_mixed_precision_keeps_sums_in_float32",
+            *(
+                "test_layer_equals_rnn_of_cell_with_masks"
+                f"[{attention}-{length}-{chunk}-{method}]"
+                for attention in ("softplus", "relu")
+                for length, chunk in (
+                    (1, 8),
+                    (7, 8),
+                    (8, 8),
+                    (29, 8),
+                    (50, 64),
+                    (70, 4),
+                    (300, 4),
+                )
+                for method in ("chunked", "associative")
+            ),
+        )
+    },
+    **{
+        ("jax", test): "JAX compiles each eager op; the TensorFlow run checks it"
+        for test in (
+            "tests/test_backends.py::"
+            "test_unit_trains_and_round_trips_on_this_backend[DNCCell+UniformWriting]",
+            "tests/test_backends.py::test_unit_trains_and_round_trips_on_this_backend"
+            "[DNCCell+CachedUniformWriting]",
+            "tests/ops/test_attention_average.py::"
+            "test_mixed_precision_training_stays_finite",
+        )
+    },
+    # The Pallas kernels run only with use_kernel=True (never under "auto",
+    # keras_rda.ops.kernels.NEVER_AUTO); in Pallas's interpreter the RDA
+    # layer's cases cover the recurrence, and ParallelRDA's and RWA's the
+    # scan and the RWA flag in the slow run.
+    **{
+        ("jax", f"tests/layers/test_kernel_layers.py::{test}[{layer}]"): (
+            "Pallas's interpreter, 20-45 s a case; the RDA layer's case runs"
+        )
+        for test in (
+            "test_every_output_and_state_with_their_gradients",
+            "test_large_logits_stay_finite_and_equal",
+            "test_masks_with_leading_inner_and_trailing_padding",
+        )
+        for layer in ("RWA", "ParallelRDA")
+    },
+    ("jax", "tests/layers/test_kernel_layers.py::test_mixed_precision[ParallelRDA]"): (
+        "Pallas's interpreter, 20 s; the RDA layer's case runs"
+    ),
 }
 # Tests that take 25 s or more of a CI core on every backend, each of which
 # repeats, at a larger size or through one more process, a check that a

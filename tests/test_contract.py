@@ -265,6 +265,12 @@ UNITS_UNDER_TEST = {
 # so that the mark must go when the defect is fixed. None at present.
 XFAIL = {}
 
+# Write schedules whose cells run the same conditional step as the regular
+# and Cached Uniform Writing cells, at other steps: checked in the default
+# TensorFlow run, and on the other backends in their slow runs (each check
+# of a memory cell takes 5-15 s there).
+SLOW_ELSEWHERE = {"DNCCell-uniform", "DNCCell-random"}
+
 
 def _params(check, select=lambda unit: True):
     params = []
@@ -274,6 +280,8 @@ def _params(check, select=lambda unit: True):
         marks = []
         if (check, name) in XFAIL:
             marks = [pytest.mark.xfail(strict=True, reason=XFAIL[check, name])]
+        if name in SLOW_ELSEWHERE and keras.backend.backend() != "tensorflow":
+            marks.append(pytest.mark.slow(reason="checked in the TensorFlow run"))
         params.append(pytest.param(name, marks=marks, id=name))
     return params
 
