@@ -20,6 +20,11 @@ not on the batch or length, so each width is compiled once. The record is
     python benchmarks/kernel_compile.py \\
         --json results/benchmarks/kernel_compile.json
     python benchmarks/kernel_compile.py --units 250 --targets 90 --kernels recurrence
+    python benchmarks/kernel_compile.py --units 250 --kernels recurrence \\
+        --precision tf32
+
+(`--precision`: the recurrence's matmuls, as the layers' `kernel_precision`;
+the record's default is float32.)
 
 Run it with PyTorch's Triton installed; it sets `KERAS_BACKEND=torch`
 (importing Triton in a process that has loaded TensorFlow aborts it) and
@@ -85,6 +90,14 @@ def ptxas_figures(log):
 
 def compile_kernel(kernel, signature, constants, target, num_warps, attrs=None):
     """Compiles one kernel for `target` (e.g. 90); returns its figures."""
+    figures, _ = compile_with_ptx(
+        kernel, signature, constants, target, num_warps, attrs
+    )
+    return figures
+
+
+def compile_with_ptx(kernel, signature, constants, target, num_warps, attrs=None):
+    """`(figures, ptx)` of one kernel compiled for `target`."""
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     from triton.compiler import compile as triton_compile
@@ -111,12 +124,12 @@ def compile_kernel(kernel, signature, constants, target, num_warps, attrs=None):
         "shared_bytes": int(compiled.metadata.shared),
         "tensor_core_instructions": len(_TENSOR_CORE.findall(compiled.asm["ptx"])),
         "compile_seconds": round(seconds, 2),
-    }
+    }, compiled.asm["ptx"]
 
 
-def _signature(kernel, constants, ints, int8=()):
-    """Every argument: `constexpr`, `i32` (the sizes) or a pointer (float32,
-    int8 for the masks)."""
+def _signature(kernel, constants, ints, int8=(), bf16=()):
+    """Every argument: `constexpr`, `i32` (the sizes) or a pointer (float32;
+    int8 for the masks, bfloat16 for `bf16`)."""
     return {
         name: "constexpr"
         if name in constants
@@ -124,6 +137,8 @@ def _signature(kernel, constants, ints, int8=()):
         if name in ints
         else "*i8"
         if name in int8
+        else "*bf16"
+        if name in bf16
         else "*fp32"
         for name in kernel.arg_names
     }
@@ -141,14 +156,23 @@ def _aligned(kernel, signature, values=None):
     return attrs
 
 
-def recurrence_rows(units, target):
+def recurrence_rows(units, target, precision="float32"):
     """The recurrence's forward (RDA, saving for the backward) and backward
     kernels at `units`, as the layers launch them."""
+    return [figures for figures, _ in recurrence_compiles(units, target, precision)]
+
+
+def recurrence_compiles(units, target, precision="float32"):
+    """`[(row, ptx)]` of the recurrence's forward and backward kernels at
+    `units`, their matmuls at `precision` (`kernels.KERNEL_PRECISIONS`;
+    `R` goes to them in bfloat16 for `"bfloat16"`)."""
     from keras_rda.ops.kernels import _triton_recurrence_jit as jit
     from keras_rda.ops.kernels import triton_recurrence
 
     config = triton_recurrence._launch_config(units)
     switches = dict(
+        PRECISION=triton_recurrence._PRECISION_CODES[precision],
+        EMULATE=False,
         DISCOUNT=True,
         ATTENTION=ATTENTION,
         TANH_HIDDEN=True,
@@ -156,18 +180,19 @@ def recurrence_rows(units, target):
         HAS_RECURRENT_MASK=True,
         **{k: v for k, v in config.launch.items() if k != "num_warps"},
     )
+    bf16 = ("R",) if precision == "bfloat16" else ()
     rows = []
     for name, kernel, extra in (
         ("forward", jit.forward_kernel, dict(SAVE=True)),
         ("backward", jit.backward_kernel, {}),
     ):
         constants = dict(switches, **extra)
-        signature = _signature(kernel, constants, "TBU", int8=("MASK",))
+        signature = _signature(kernel, constants, "TBU", int8=("MASK",), bf16=bf16)
         attrs = _aligned(kernel, signature, {"U": units})
-        figures = compile_kernel(
+        figures, ptx = compile_with_ptx(
             kernel, signature, constants, target, config.num_warps, attrs
         )
-        rows.append({"kernel": "recurrence", "pass": name, **figures})
+        rows.append(({"kernel": "recurrence", "pass": name, **figures}, ptx))
     return rows
 
 
@@ -199,13 +224,18 @@ def scan_rows(units, target):
     return rows
 
 
-def measure(units_list, targets, kernels):
+def measure(units_list, targets, kernels, precision="float32"):
+    """The figures of `kernels` at every width and target; the recurrence's
+    matmuls at `precision` (the scan has none)."""
     rows = []
     for target in targets:
         for units in units_list:
             for kernel in kernels:
-                make = recurrence_rows if kernel == "recurrence" else scan_rows
-                for row in make(units, target):
+                if kernel == "recurrence":
+                    made = recurrence_rows(units, target, precision)
+                else:
+                    made = scan_rows(units, target)
+                for row in made:
                     row = {"units": units, "target": f"sm_{target}", **row}
                     rows.append(row)
                     print(_line(row), flush=True)
@@ -287,6 +317,12 @@ def parse_args(argv):
         default=["recurrence", "scan"],
         choices=["recurrence", "scan"],
     )
+    parser.add_argument(
+        "--precision",
+        default="float32",
+        choices=["float32", "tf32", "bfloat16"],
+        help="the recurrence's matmuls (the layers' kernel_precision)",
+    )
     parser.add_argument("--json", help="write the table record here")
     parser.add_argument(
         "--check",
@@ -299,7 +335,7 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
-    rows = measure(args.units, args.targets, args.kernels)
+    rows = measure(args.units, args.targets, args.kernels, args.precision)
     if args.json:
         sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
         from keras_rda.lab.reporting.provenance import script_command

@@ -43,6 +43,12 @@ class BaseRDALayer(BaseRNN):
     faster than the path above (`kernels.MEASURED_FASTER`; none yet), else
     that path, with the same results; `True` runs it wherever it can run
     (one `ValueError` saying why it cannot); `False` never runs it.
+    `kernel_precision` (RWA, RDA) is that of the recurrence kernel's per-step
+    matmuls, `"float32"` (IEEE, the default), `"tf32"` or `"bfloat16"`
+    (`kernels.KERNEL_PRECISIONS`); the portable path ignores it, as PyTorch
+    ignores its TF32 switch where no TF32 unit is, so that a model configured
+    for a GPU loads and runs unchanged on any backend and device.
+    `ParallelRDA`'s scan has no matmul and does not take it.
 
     Subclasses build their cell and pass the `keras.layers.RNN` arguments
     on (`keras_rda.layers.base_rnn.make_cell`).
@@ -51,9 +57,10 @@ class BaseRDALayer(BaseRNN):
     #: Whether to use the fused recurrence where the backend supports it.
     fused_recurrence = True
 
-    def __init__(self, cell, use_kernel="auto", **kwargs):
+    def __init__(self, cell, use_kernel="auto", kernel_precision="float32", **kwargs):
         super().__init__(cell, **kwargs)
         self.use_kernel = kernels.validate_use_kernel(use_kernel)
+        self.kernel_precision = kernels.validate_kernel_precision(kernel_precision)
 
     @property
     def units(self):
@@ -202,6 +209,7 @@ class BaseRDALayer(BaseRNN):
         arguments = dict(mask=mask, recurrent_mask=recurrent_mask)
         if kernel:
             recurrence = kernels.recurrence
+            arguments.update(precision=self.kernel_precision)
         else:
             recurrence = rda_recurrence.fused_recurrence
             arguments.update(bias=bias, input_kernel=input_kernel)
@@ -226,4 +234,5 @@ class BaseRDALayer(BaseRNN):
     def get_config(self):
         config = super().get_config()
         config["use_kernel"] = self.use_kernel
+        config["kernel_precision"] = self.kernel_precision
         return config

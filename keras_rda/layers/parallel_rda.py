@@ -84,7 +84,9 @@ class ParallelRDA(BaseRDALayer):
             compute capability 8.0 or later, float32 or mixed precision,
             within its size limits (fewer than 2**31 elements); elsewhere
             it raises a `ValueError` saying why. False never runs it.
-            `scan_method` and `chunk_size` choose the portable scan.
+            `scan_method` and `chunk_size` choose the portable scan. (The
+            scan has no matmul, so unlike `RDA` and `RWA` there is no
+            `kernel_precision`.)
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -161,6 +163,13 @@ class ParallelRDA(BaseRDALayer):
         **kwargs,
     ):
         kwargs.pop("unroll", None)  # nothing to unroll
+        if "kernel_precision" in kwargs:
+            raise ValueError(
+                "Received an invalid argument `kernel_precision="
+                f"{kwargs['kernel_precision']!r}` for `ParallelRDA`: its scan "
+                "kernel has no matmul whose precision to choose (`RDA` and "
+                "`RWA` take it, for their recurrent matmul)"
+            )
         cell_arguments = constructor_arguments(
             locals(), ["scan_method", "chunk_size", "use_kernel"]
         )
@@ -229,5 +238,6 @@ class ParallelRDA(BaseRDALayer):
     def get_config(self):
         config = super().get_config()
         config.pop("unroll", None)
+        config.pop("kernel_precision", None)
         config.update(scan_method=self.scan_method, chunk_size=self.chunk_size)
         return config

@@ -65,6 +65,18 @@ class RWA(BaseRDALayer):
             not `unroll=True`, float64, nor ReLU attention with a learned
             initial state; elsewhere it raises a `ValueError` saying why.
             False never runs it. TensorFlow always takes today's path.
+        kernel_precision: `"float32"` (default), `"tf32"` or `"bfloat16"`:
+            the precision of the kernel's recurrent matmuls (`h_{t-1} R` at
+            every step, and the backward's `dG_t R^T`), accumulated in
+            float32 in every case; the state, the element-wise work and the
+            gradient of `recurrent_kernel` stay float32. `"tf32"` runs them
+            on tensor cores with the operands truncated to 10 mantissa bits,
+            `"bfloat16"` with the operands rounded to bfloat16: less exact
+            (the error against float32 is stated in the guide "Backends and
+            performance"), and faster only where a GPU record shows it (none
+            does yet). It applies wherever the kernel runs (`use_kernel`)
+            and is ignored on today's path, so that a model configured for a
+            GPU loads and runs unchanged on any backend and device.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -127,12 +139,19 @@ class RWA(BaseRDALayer):
         unroll=False,
         zero_output_for_mask=False,
         use_kernel="auto",
+        kernel_precision="float32",
         **kwargs,
     ):
         cell, rnn_arguments = make_cell(
             RWACell,
             "rwa_cell",
-            constructor_arguments(locals(), ["use_kernel"]),
+            constructor_arguments(locals(), ["use_kernel", "kernel_precision"]),
             kwargs,
         )
-        super().__init__(cell, use_kernel=use_kernel, **rnn_arguments, **kwargs)
+        super().__init__(
+            cell,
+            use_kernel=use_kernel,
+            kernel_precision=kernel_precision,
+            **rnn_arguments,
+            **kwargs,
+        )

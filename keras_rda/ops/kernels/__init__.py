@@ -24,6 +24,15 @@ cuDNN for its LSTM (`use_cudnn`), by their `use_kernel` argument, and
   one `ValueError` naming `use_kernel` and the reason where it cannot.
 - `False` never runs it.
 
+Precision. The recurrence kernels' per-step matmuls (`(h_{t-1} r) R`
+forward, `dG_t R^T` backward) run in IEEE float32 by default; the layers'
+`kernel_precision` argument (`KERNEL_PRECISIONS`) runs them on tensor cores
+as TF32 (`"tf32"`: operands truncated to 10 mantissa bits) or bfloat16
+(`"bfloat16"`: operands rounded to bfloat16), accumulating in float32 either
+way. The state, the element-wise work and the gradient of `R` (one matmul
+over all steps after the backward loop) stay float32. The scan kernels have
+no matmul. The portable path ignores the argument.
+
 A kernel can run when the backend has one and a GPU is there (or interpret
 mode is asked for, below); the GPU is a CUDA device (not ROCm) of compute
 capability 8.0 or later, with the shared memory per block the configuration
@@ -52,10 +61,15 @@ import os
 
 import keras
 
+from keras_rda.utils import validation
+
 #: The backends with a kernel, and the language it is written in.
 KERNEL_BACKENDS = {"jax": "Pallas", "torch": "Triton"}
 #: Values of the layers' `use_kernel` argument.
 USE_KERNEL_VALUES = ("auto", True, False)
+#: Values of the RDA/RWA layers' `kernel_precision` argument: the operands
+#: of the recurrence kernels' per-step matmuls, accumulated in float32.
+KERNEL_PRECISIONS = ("float32", "tf32", "bfloat16")
 #: The environment variable that runs the kernels on a CPU in interpret mode.
 INTERPRET_VARIABLE = "KERAS_RDA_KERNEL_INTERPRET"
 #: The widest RDA/RWA layer the recurrence kernel takes: one program keeps
@@ -114,6 +128,11 @@ def validate_use_kernel(value):
             f'"auto", True or False, got {value!r}'
         )
     return value
+
+
+def validate_kernel_precision(value):
+    """Returns `value` if it is one of `KERNEL_PRECISIONS`, else raises."""
+    return validation.one_of("kernel_precision", value, KERNEL_PRECISIONS)
 
 
 def interpret_mode():
@@ -386,12 +405,19 @@ def choose(use_kernel, unsupported=None, layer_name="layer", workload=None):
 
 
 def recurrence(
-    projected, recurrent_kernel, initial_state, spec, mask=None, recurrent_mask=None
+    projected,
+    recurrent_kernel,
+    initial_state,
+    spec,
+    mask=None,
+    recurrent_mask=None,
+    precision="float32",
 ):
     """`keras_rda.ops.rda_recurrence.fused_recurrence`, as one kernel per pass.
 
-    The same arguments and results (time-major); see there. Call it only
-    where `choose` said yes.
+    The same arguments and results (time-major); see there. `precision`,
+    one of `KERNEL_PRECISIONS`, is that of the per-step matmuls (the
+    module's docstring). Call it only where `choose` said yes.
     """
     if keras.backend.backend() == "jax":
         from keras_rda.ops.kernels import pallas_recurrence as kernel
@@ -404,6 +430,7 @@ def recurrence(
         spec,
         mask=mask,
         recurrent_mask=recurrent_mask,
+        precision=validate_kernel_precision(precision),
         interpret=interpret_mode(),
     )
 

@@ -15,6 +15,12 @@ import os
 _interpreted = None
 
 
+def interpreted():
+    """Whether this process runs the Triton kernels in interpret mode
+    (False before the first kernel module is imported)."""
+    return bool(_interpreted)
+
+
 def kernel_module(name, interpret=None):
     """The kernel module `keras_rda.ops.kernels.NAME`, imported on first use.
 

@@ -41,6 +41,17 @@ EXP = tl.constexpr(0)
 SIGMOID = tl.constexpr(1)
 SOFTPLUS = tl.constexpr(2)
 RELU = tl.constexpr(3)
+#: Codes of the recurrent matmul's precisions (`kernels.KERNEL_PRECISIONS`):
+#: IEEE float32, TF32 tensor cores, bfloat16 operands; float32 accumulation.
+FLOAT32 = tl.constexpr(0)
+TF32 = tl.constexpr(1)
+BFLOAT16 = tl.constexpr(2)
+#: The float32 bits a TF32 operand keeps (sign, exponent, 10 mantissa
+#: bits), those of a bfloat16 (7 mantissa bits), and half a bfloat16 ulp
+#: less one (round to nearest, `_tensor_core_operand`).
+TF32_MASK = tl.constexpr(0xFFFFE000)
+BFLOAT16_MASK = tl.constexpr(0xFFFF0000)
+BFLOAT16_HALF = tl.constexpr(0x7FFF)
 #: Below this logit `log softplus(x) = x` (`attention_average.SOFTPLUS_LINEAR_BELOW`).
 SOFTPLUS_LINEAR_BELOW = tl.constexpr(-20.0)
 #: Below this |x| `_tanh` takes its Taylor polynomial (no cancellation).
@@ -257,9 +268,15 @@ def _gate_matmul(
     U_PAD: tl.constexpr,
     BLOCK_K: tl.constexpr,
     HAS_SCALE: tl.constexpr,
+    PRECISION: tl.constexpr,
+    EMULATE: tl.constexpr,
 ):
     """`acc + (LEFT[rows, :U] * SCALE) @ RIGHT[:U_PAD, :U_PAD]`, float32,
     `[BLOCK_B, BLOCK_U]`, over `BLOCK_K`-column chunks of the left operand.
+
+    The dots by `PRECISION` (`_dot`): IEEE float32 (`FLOAT32`), TF32 tensor
+    cores (`TF32`), or bfloat16 operands (`BFLOAT16`); they accumulate in
+    float32 (`acc`) in every case.
 
     `left_ptr` points at a `[batch, *]` matrix with row stride
     `left_stride`; `RIGHT[i, j]` is at `right_ptr + i * right_row_stride +
@@ -286,9 +303,43 @@ def _gate_matmul(
             + cols[None, :] * right_col_stride,
             mask=right_ok,
             other=0.0,
-        ).to(tl.float32)
-        acc = tl.dot(left, right, acc, input_precision="ieee")
+        )
+        acc = _dot(left, right, acc, PRECISION, EMULATE)
     return acc
+
+
+@triton.jit
+def _dot(left, right, acc, PRECISION: tl.constexpr, EMULATE: tl.constexpr):
+    """`acc + left @ right` at `PRECISION`, float32 accumulation; `left` is
+    float32, `right` as loaded (bfloat16 for `BFLOAT16`: the host rounds
+    `R`). With `EMULATE` (interpret mode) a reduced precision is emulated:
+    `left` is rounded here (`R` on the host) and the product taken in IEEE
+    float32, since Triton's interpreter computes TF32 dots in float32 and
+    cannot multiply bfloat16 (3.9 multiplies their uint16 storage)."""
+    if PRECISION == FLOAT32:
+        acc = tl.dot(left, right.to(tl.float32), acc, input_precision="ieee")
+    elif EMULATE:
+        left = _tensor_core_operand(left, PRECISION)
+        acc = tl.dot(left, right.to(tl.float32), acc, input_precision="ieee")
+    elif PRECISION == TF32:
+        acc = tl.dot(left, right.to(tl.float32), acc, input_precision="tf32")
+    else:
+        acc = tl.dot(left.to(tl.bfloat16), right.to(tl.bfloat16), acc)
+    return acc
+
+
+@triton.jit
+def _tensor_core_operand(x, PRECISION: tl.constexpr):
+    """Float32 `x` as the tensor cores read it, in float32: TF32 keeps the
+    top 10 of 23 mantissa bits (the rest ignored, not rounded: `tl.dot`'s
+    documentation), bfloat16 rounds to 7, to nearest with ties to even (as
+    `.to(tl.bfloat16)` on a GPU), for finite `x`."""
+    bits = x.to(tl.uint32, bitcast=True)
+    if PRECISION == TF32:
+        bits = bits & TF32_MASK
+    else:
+        bits = (bits + BFLOAT16_HALF + ((bits >> 16) & 1)) & BFLOAT16_MASK
+    return bits.to(tl.float32, bitcast=True)
 
 
 # ----------------------------------------------------------------- forward
@@ -307,6 +358,8 @@ def _gate_preactivation(
     HAS_RECURRENT_MASK: tl.constexpr,
     U_PAD: tl.constexpr,
     BLOCK_K: tl.constexpr,
+    PRECISION: tl.constexpr,
+    EMULATE: tl.constexpr,
 ):
     """`G_t`'s block `gate` (0: g, 1: a, 2: gamma): `P_t`'s block `gate + 1`
     plus `(h_{t-1} r) R` of that block, `h_{t-1}` at `left_ptr`."""
@@ -327,6 +380,8 @@ def _gate_preactivation(
         U_PAD=U_PAD,
         BLOCK_K=BLOCK_K,
         HAS_SCALE=HAS_RECURRENT_MASK,
+        PRECISION=PRECISION,
+        EMULATE=EMULATE,
     )
 
 
@@ -345,6 +400,8 @@ def _forward_gates(
     HAS_RECURRENT_MASK: tl.constexpr,
     U_PAD: tl.constexpr,
     BLOCK_K: tl.constexpr,
+    PRECISION: tl.constexpr,
+    EMULATE: tl.constexpr,
 ):
     """Step `t`'s `(u_t, G^g_t, G^a_t, G^gamma_t)`: `G_t = P_t[g, a, gamma]
     + (h_{t-1} r) R`, `h_{t-1}` read back from `H0` or `H[t - 1]`
@@ -358,15 +415,51 @@ def _forward_gates(
         left_offset = (t - 1) * B * U
     h = left + left_offset
     gates_g = _gate_preactivation(
-        0, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K
+        0,
+        P_t,
+        h,
+        R,
+        RM,
+        tile,
+        U,
+        NUM_GATES,
+        HAS_RECURRENT_MASK,
+        U_PAD,
+        BLOCK_K,
+        PRECISION,
+        EMULATE,
     )
     gates_a = _gate_preactivation(
-        1, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K
+        1,
+        P_t,
+        h,
+        R,
+        RM,
+        tile,
+        U,
+        NUM_GATES,
+        HAS_RECURRENT_MASK,
+        U_PAD,
+        BLOCK_K,
+        PRECISION,
+        EMULATE,
     )
     gates_c = gates_a
     if NUM_GATES == 3:
         gates_c = _gate_preactivation(
-            2, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, U_PAD, BLOCK_K
+            2,
+            P_t,
+            h,
+            R,
+            RM,
+            tile,
+            U,
+            NUM_GATES,
+            HAS_RECURRENT_MASK,
+            U_PAD,
+            BLOCK_K,
+            PRECISION,
+            EMULATE,
         )
     _, _, _, ok, _, p_row, _ = tile
     u = tl.load(P_t + p_row, mask=ok, other=0.0).to(tl.float32)
@@ -425,6 +518,8 @@ def forward_kernel(
     HAS_MASK: tl.constexpr,
     HAS_RECURRENT_MASK: tl.constexpr,
     SAVE: tl.constexpr,
+    PRECISION: tl.constexpr,
+    EMULATE: tl.constexpr,
     BLOCK_B: tl.constexpr,
     BLOCK_U: tl.constexpr,
     BLOCK_K: tl.constexpr,
@@ -453,6 +548,8 @@ def forward_kernel(
             HAS_RECURRENT_MASK,
             U_PAD,
             BLOCK_K,
+            PRECISION,
+            EMULATE,
         )
         if SAVE:
             G_t = G + t * B * (NUM_GATES * U) + g_row
@@ -558,6 +655,8 @@ def _backward_matmul(
     BLOCK_U: tl.constexpr,
     U_PAD: tl.constexpr,
     BLOCK_K: tl.constexpr,
+    PRECISION: tl.constexpr,
+    EMULATE: tl.constexpr,
 ):
     """`dG_t R^T`, `[BLOCK_B, BLOCK_U]`: `R^T[j, i]` of gate block `gate` is
     `R[i, gate * U_PAD + j]`; `dG_t` is read back from `DP_t`."""
@@ -579,6 +678,8 @@ def _backward_matmul(
             U_PAD=U_PAD,
             BLOCK_K=BLOCK_K,
             HAS_SCALE=False,
+            PRECISION=PRECISION,
+            EMULATE=EMULATE,
         )
     return acc
 
@@ -613,6 +714,8 @@ def backward_kernel(
     TANH_HIDDEN: tl.constexpr,
     HAS_MASK: tl.constexpr,
     HAS_RECURRENT_MASK: tl.constexpr,
+    PRECISION: tl.constexpr,
+    EMULATE: tl.constexpr,
     BLOCK_B: tl.constexpr,
     BLOCK_U: tl.constexpr,
     BLOCK_K: tl.constexpr,
@@ -644,7 +747,17 @@ def backward_kernel(
         tl.debug_barrier()
         # dh_{t-1} = (dG_t R^T) r.
         dh_prev = _backward_matmul(
-            DP_t, R, tile, U, NUM_GATES, BLOCK_B, BLOCK_U, U_PAD, BLOCK_K
+            DP_t,
+            R,
+            tile,
+            U,
+            NUM_GATES,
+            BLOCK_B,
+            BLOCK_U,
+            U_PAD,
+            BLOCK_K,
+            PRECISION,
+            EMULATE,
         )
         if HAS_RECURRENT_MASK:
             dh_prev = dh_prev * _load(RM, state, ok)

@@ -43,8 +43,12 @@ Supports: RDA and RWA (`discount`), attention `exp`, `sigmoid`, `softplus`,
 `relu`, hidden activation `linear` or `tanh`, a step mask, a recurrent
 dropout mask, given initial states, and float32, float16 or bfloat16
 inputs (computed in float32; results in the dtypes `fused_recurrence`
-returns). Not float64 (`unsupported_reason`). The dots run in IEEE float32 on
-the Triton backend (`PRECISION`), not TF32.
+returns). Not float64 (`unsupported_reason`). The per-step dots run in IEEE
+float32 on the Triton backend by default (`PRECISIONS`); `precision="tf32"`
+runs them as TF32 and `"bfloat16"` casts their operands to bfloat16, both
+accumulating in float32 (`_dot`); `dR` stays a float32 matmul. In interpret
+mode TF32 is emulated (operands truncated to 10 mantissa bits), as the CPU
+has no TF32.
 
 `interpret=True` runs both kernels through Pallas's interpreter (CPU, CI);
 otherwise they lower through Pallas's Triton backend on a GPU.
@@ -60,6 +64,7 @@ from jax.experimental import pallas as pl
 
 from keras_rda.ops import attention_average
 from keras_rda.ops import rda_recurrence
+from keras_rda.utils import validation
 
 #: Batch rows per program (Triton's `tl.dot` needs at least 16).
 BLOCK_BATCH = 16
@@ -72,9 +77,17 @@ NUM_WARPS = 4
 #: Software-pipeline stages of the Triton backend: 1, none (the kernel's
 #: loop is the time loop, each step's dots depend on the one before).
 NUM_STAGES = 1
-#: The precision of the in-kernel dots. HIGHEST is IEEE float32 on the
-#: Triton backend; its DEFAULT would be TF32.
-PRECISION = lax.Precision.HIGHEST
+#: The `lax` precision of the in-kernel dots by `precision`
+#: (`kernels.KERNEL_PRECISIONS`): HIGHEST is IEEE float32 on the Triton
+#: backend, DEFAULT TF32 (and, for bfloat16 operands, the bfloat16 dot).
+PRECISIONS = {
+    "float32": lax.Precision.HIGHEST,
+    "tf32": lax.Precision.DEFAULT,
+    "bfloat16": lax.Precision.DEFAULT,
+}
+#: The float32 bits a TF32 operand keeps (sign, exponent, 10 mantissa
+#: bits), as a uint32: interpret mode's TF32 emulation.
+TF32_MASK = 0xFFFFE000
 
 _ATTENTION = attention_average.ATTENTION_ACTIVATIONS
 _HIDDEN = attention_average.HIDDEN_ACTIVATIONS
@@ -97,6 +110,8 @@ _Layout = collections.namedtuple(
         "hidden_dtype",  # h is rounded to it every step, as the portable path
         "has_mask",
         "has_recurrent_mask",
+        "precision",  # of the per-step dots: a key of `PRECISIONS`
+        "interpret",
     ],
 )
 
@@ -192,6 +207,29 @@ def _average_weights(d_prev, m_prev, log_a, log_gamma, positive):
     return jnp.exp(past - m), q, m
 
 
+def _dot(left, right, layout, transpose_right=False):
+    """`left @ right`, or `left @ right.T`, at `layout.precision`,
+    accumulated in float32."""
+    if layout.precision == "bfloat16":
+        left, right = left.astype(jnp.bfloat16), right.astype(jnp.bfloat16)
+    elif layout.precision == "tf32" and layout.interpret:
+        left, right = _tf32_values(left), _tf32_values(right)
+    return lax.dot_general(
+        left,
+        right,
+        (((1,), (1 if transpose_right else 0,)), ((), ())),
+        precision=PRECISIONS[layout.precision],
+        preferred_element_type=_F32,
+    )
+
+
+def _tf32_values(x):
+    """Float32 `x` with TF32's 10 mantissa bits, the others cleared (as the
+    tensor cores ignore them)."""
+    bits = lax.bitcast_convert_type(x, jnp.uint32) & jnp.uint32(TF32_MASK)
+    return lax.bitcast_convert_type(bits, _F32)
+
+
 def _hidden_of(n, d, layout):
     """`f_h(n / d)` in float32."""
     average = n / _safe_denominator(d)
@@ -246,11 +284,8 @@ def _gate_preactivations(p_ref, r_ref, h_in, t, c, layout):
     for j in range(layout.blocks - 1):
         acc = p_ref[t, :, j + 1, cols].astype(_F32)
         for kc in range(_num_column_blocks(layout)):
-            acc = acc + jnp.dot(
-                h_in[kc],
-                r_ref[j, _columns(kc, layout), cols].astype(_F32),
-                precision=PRECISION,
-                preferred_element_type=_F32,
+            acc = acc + _dot(
+                h_in[kc], r_ref[j, _columns(kc, layout), cols].astype(_F32), layout
             )
         g_pre.append(acc)
     return g_pre
@@ -364,12 +399,11 @@ def _recurrent_gradient(d_gates, r_ref, kc, layout):
     acc = jnp.zeros_like(d_gates[0][0])
     for c in range(_num_column_blocks(layout)):
         for j in range(layout.blocks - 1):
-            acc = acc + lax.dot_general(
+            acc = acc + _dot(
                 d_gates[c][j],
                 r_ref[j, _columns(kc, layout), _columns(c, layout)].astype(_F32),
-                (((1,), (1,)), ((), ())),
-                precision=PRECISION,
-                preferred_element_type=_F32,
+                layout,
+                transpose_right=True,
             )
     return acc
 
@@ -601,6 +635,7 @@ def recurrence(
     spec,
     mask=None,
     recurrent_mask=None,
+    precision="float32",
     interpret=False,
 ):
     """`rda_recurrence.fused_recurrence` as a forward and a backward kernel.
@@ -614,6 +649,9 @@ def recurrence(
         mask: None or boolean `[time, batch, 1]`, False at steps to skip.
         recurrent_mask: None or `[batch, units]`, the recurrent dropout
             mask applied to `h_{t-1}`.
+        precision: the per-step dots' operands: `"float32"` (IEEE),
+            `"tf32"` or `"bfloat16"` (`kernels.KERNEL_PRECISIONS`),
+            accumulated in float32.
         interpret: run the kernels in Pallas's interpreter (on a CPU).
 
     Returns:
@@ -625,8 +663,9 @@ def recurrence(
 
     Raises:
         ValueError: the configuration is not supported (see
-            `unsupported_reason`), or `projected` or `recurrent_kernel`
-            does not have the unit's shape.
+            `unsupported_reason`), `projected` or `recurrent_kernel`
+            does not have the unit's shape, or `precision` is not one of
+            `kernels.KERNEL_PRECISIONS`.
     """
     _check_arguments(projected, recurrent_kernel, spec)
     time, batch, _ = projected.shape
@@ -644,6 +683,8 @@ def recurrence(
         hidden_dtype=jnp.dtype(h0.dtype).name,
         has_mask=mask is not None,
         has_recurrent_mask=recurrent_mask is not None,
+        precision=validation.one_of("precision", precision, tuple(PRECISIONS)),
+        interpret=bool(interpret),
     )
     inputs = _padded_inputs(
         layout, projected, recurrent_kernel, initial_state, mask, recurrent_mask

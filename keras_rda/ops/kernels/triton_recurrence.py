@@ -48,8 +48,11 @@ chunks at 257 units, not 16), and `R` in `[BLOCK_K, units]` tiles from the
 cache at every step: at 250 units `R` is 768 KB, more than on-chip memory.
 `R` goes to the kernels with each gate block zero-padded to that multiple
 of `BLOCK_K` rows and columns (`_padded_recurrent_kernel`), so that its
-rows and blocks start 128-byte aligned. The dots are float32
-(`input_precision="ieee"`, no TF32).
+rows and blocks start 128-byte aligned. The dots are IEEE float32
+(`input_precision="ieee"`) by default; `precision="tf32"` runs them as TF32
+on tensor cores (`input_precision="tf32"`, the operands truncated to 10
+mantissa bits) and `"bfloat16"` rounds their operands to bfloat16; both
+accumulate in float32, and `dR` stays a float32 matmul.
 
 Supports: RDA and RWA (`discount`), attention `exp`, `sigmoid`, `softplus`,
 `relu`, hidden activation `linear` or `tanh`, a step mask, a recurrent
@@ -101,6 +104,12 @@ FLOAT32_BYTES = 4
 _ATTENTION = attention_average.ATTENTION_ACTIVATIONS
 _HIDDEN = attention_average.HIDDEN_ACTIVATIONS
 _INPUT_DTYPES = ("float32", "float16", "bfloat16")
+#: The kernels' code of each `precision` (`_triton_recurrence_jit`'s
+#: `FLOAT32`, `TF32`, `BFLOAT16`).
+_PRECISION_CODES = {"float32": 0, "tf32": 1, "bfloat16": 2}
+#: The float32 bits a TF32 operand keeps (sign, exponent, 10 mantissa
+#: bits), as an int32: `0xFFFFE000`.
+_TF32_MASK = -(2**13)
 
 
 def unsupported_reason(spec, dtype):
@@ -182,6 +191,7 @@ def recurrence(
     spec,
     mask=None,
     recurrent_mask=None,
+    precision="float32",
     interpret=False,
 ):
     """`rda_recurrence.fused_recurrence` as one forward and one backward kernel.
@@ -195,6 +205,9 @@ def recurrence(
         mask: None or boolean `[time, batch, 1]`, False at steps to skip.
         recurrent_mask: None or `[batch, units]`, the recurrent dropout mask
             applied to `h_{t-1}`.
+        precision: the per-step matmuls' operands: `"float32"` (IEEE),
+            `"tf32"` or `"bfloat16"` (`kernels.KERNEL_PRECISIONS`),
+            accumulated in float32.
         interpret: whether to run the kernels through Triton's interpreter
             (CPU tensors). Decided at the first call in the process.
 
@@ -206,13 +219,15 @@ def recurrence(
 
     Raises:
         ValueError: the shapes do not fit `spec`, the sequence is empty, or
-            `unsupported_reason` names the configuration.
+            `unsupported_reason` names the configuration, or `precision`
+            is not one of `kernels.KERNEL_PRECISIONS`.
         RuntimeError: interpret mode asked for after the kernels were
             compiled for the GPU in this process.
     """
     reason = unsupported_reason(spec, projected.dtype)
     if reason is not None:
         raise ValueError(f"The Triton recurrence cannot run: {reason}.")
+    _kernel_rules.validate_kernel_precision(precision)
     _check_shapes(projected, recurrent_kernel, initial_state, spec)
     _kernels(interpret)
     h0, n0, d0, m0 = initial_state
@@ -234,6 +249,7 @@ def recurrence(
         discount=bool(spec.discount),
         attention_activation=spec.attention_activation,
         hidden_activation=spec.hidden_activation,
+        precision=precision,
         save=save,
     )
     return hidden, n, d, m
@@ -343,9 +359,11 @@ def _grid(batch):
     return (_cdiv(batch, BLOCK_BATCH),)
 
 
-def _constants(discount, attention, hidden, step_mask, recurrent_mask):
+def _constants(discount, attention, hidden, step_mask, recurrent_mask, precision):
     """The kernels' `constexpr` switches, as keyword arguments."""
     return dict(
+        PRECISION=_PRECISION_CODES[precision],
+        EMULATE=_triton_import.interpreted(),
         DISCOUNT=discount,
         ATTENTION=_attention_code(attention),
         TANH_HIDDEN=hidden == "tanh",
@@ -366,6 +384,21 @@ def _padded_recurrent_kernel(recurrent_kernel, padded_units):
     blocks = recurrent_kernel.reshape(units, width // units, units)
     blocks = torch.nn.functional.pad(blocks, (0, extra, 0, 0, 0, extra))
     return blocks.reshape(padded_units, -1).contiguous()
+
+
+def _recurrent_operand(recurrent_kernel, padded_units, precision):
+    """`R` as the kernels read it: padded (`_padded_recurrent_kernel`), and
+    for a reduced `precision` rounded once here rather than at every step
+    in the kernel: to bfloat16 (to nearest, ties to even: half the bytes to
+    read per step), or, in interpret mode, truncated to TF32's 10 mantissa
+    bits (on a GPU the tensor cores ignore the bits themselves)."""
+    padded = _padded_recurrent_kernel(recurrent_kernel, padded_units)
+    if precision == "bfloat16":
+        return padded.to(torch.bfloat16)
+    if precision == "tf32" and _triton_import.interpreted():
+        bits = padded.to(torch.float32).view(torch.int32) & _TF32_MASK
+        return bits.view(torch.float32)
+    return padded
 
 
 def _attention_code(name):
@@ -395,6 +428,7 @@ def rda_recurrence_op(
     discount: bool,
     attention_activation: str,
     hidden_activation: str,
+    precision: str,
     save: bool,
 ) -> tuple[
     torch.Tensor,
@@ -426,7 +460,7 @@ def rda_recurrence_op(
     config = _launch_config(units)
     _kernels().forward_kernel[_grid(batch)](
         P=projected.contiguous(),
-        R=_padded_recurrent_kernel(recurrent_kernel, config.padded_units),
+        R=_recurrent_operand(recurrent_kernel, config.padded_units, precision),
         H0=h0.contiguous(),
         N0=n0.contiguous(),
         D0=d0.contiguous(),
@@ -446,7 +480,12 @@ def rda_recurrence_op(
         U=units,
         SAVE=save,
         **_constants(
-            discount, attention_activation, hidden_activation, step_mask, recurrent_mask
+            discount,
+            attention_activation,
+            hidden_activation,
+            step_mask,
+            recurrent_mask,
+            precision,
         ),
         **config.launch,
     )
@@ -475,6 +514,7 @@ def _rda_recurrence_fake(
     discount,
     attention_activation,
     hidden_activation,
+    precision,
     save,
 ):
     return (
@@ -524,6 +564,7 @@ def rda_recurrence_backward_op(
     discount: bool,
     attention_activation: str,
     hidden_activation: str,
+    precision: str,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """The backward kernel.
 
@@ -550,7 +591,7 @@ def rda_recurrence_backward_op(
 
     _kernels().backward_kernel[_grid(batch)](
         P=projected.contiguous(),
-        R=_padded_recurrent_kernel(recurrent_kernel, config.padded_units),
+        R=_recurrent_operand(recurrent_kernel, config.padded_units, precision),
         N0=n0.contiguous(),
         D0=d0.contiguous(),
         M0=m0.contiguous(),
@@ -573,7 +614,12 @@ def rda_recurrence_backward_op(
         B=batch,
         U=units,
         **_constants(
-            discount, attention_activation, hidden_activation, step_mask, recurrent_mask
+            discount,
+            attention_activation,
+            hidden_activation,
+            step_mask,
+            recurrent_mask,
+            precision,
         ),
         **config.launch,
     )
@@ -600,6 +646,7 @@ def _rda_recurrence_backward_fake(
     discount,
     attention_activation,
     hidden_activation,
+    precision,
 ):
     time, batch, width = projected.shape
     units = n0.shape[-1]
@@ -614,7 +661,13 @@ def _rda_recurrence_backward_fake(
 
 def _setup_context(ctx, inputs, output):
     (projected, recurrent_kernel, h0, n0, d0, m0, mask, recurrent_mask) = inputs[:8]
-    ctx.discount, ctx.attention_activation, ctx.hidden_activation, ctx.save = inputs[8:]
+    (
+        ctx.discount,
+        ctx.attention_activation,
+        ctx.hidden_activation,
+        ctx.precision,
+        ctx.save,
+    ) = inputs[8:]
     hidden, _, _, _, gates, numerators, denominators, log_scales = output
     ctx.mark_non_differentiable(gates, numerators, denominators, log_scales)
     ctx.save_for_backward(
@@ -681,6 +734,7 @@ def _backward(ctx, d_hidden, d_n, d_d, d_m, *unused):
         discount=ctx.discount,
         attention_activation=ctx.attention_activation,
         hidden_activation=ctx.hidden_activation,
+        precision=ctx.precision,
     )
     d_kernel = _recurrent_kernel_gradient(d_projected, hidden, h0, recurrent_mask)
     return (
@@ -690,6 +744,7 @@ def _backward(ctx, d_hidden, d_n, d_d, d_m, *unused):
         d_n0.to(n0.dtype),
         d_d0.to(d0.dtype),
         d_m0.to(m0.dtype),
+        None,
         None,
         None,
         None,

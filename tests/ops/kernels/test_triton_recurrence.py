@@ -60,12 +60,17 @@ def _log_attention(logits, activation):
     return torch.log(torch.where(positive, logits, 1.0)), positive
 
 
-def reference(projected, kernel, state, spec, mask=None, recurrent_mask=None):
+def reference(
+    projected, kernel, state, spec, mask=None, recurrent_mask=None, matmul=None
+):
     """The unit over the sequence as a plain float64 loop (RDA paper section
     5, with the running maximum `m` of the scaled sums of the RWA paper's
-    Appendix D, outside differentiation), differentiated by torch."""
+    Appendix D, outside differentiation), differentiated by torch; `matmul`
+    (default `torch.matmul`) computes `(h_{t-1} r) R`."""
     import torch
     import torch.nn.functional as F
+
+    matmul = matmul or torch.matmul
 
     units = spec.units
     h, n, d, m = state
@@ -73,7 +78,7 @@ def reference(projected, kernel, state, spec, mask=None, recurrent_mask=None):
     for t in range(projected.shape[0]):
         h_in = h if recurrent_mask is None else h * recurrent_mask
         u = projected[t, :, :units]
-        gates = projected[t, :, units:] + h_in @ kernel
+        gates = projected[t, :, units:] + matmul(h_in, kernel)
         g, a = gates[:, :units], gates[:, units : 2 * units]
         log_a, positive = _log_attention(a, spec.attention_activation)
         past = m + F.logsigmoid(gates[:, 2 * units :]) if spec.discount else m
@@ -393,6 +398,7 @@ def test_opcheck_the_op_and_its_backward():
         True,
         "sigmoid",
         "tanh",
+        "float32",
         True,
     )
     torch.library.opcheck(triton_recurrence.rda_recurrence_op, args)
@@ -409,6 +415,7 @@ def test_opcheck_the_op_and_its_backward():
         spec.discount,
         "sigmoid",
         "tanh",
+        "float32",
     )
     torch.library.opcheck(
         triton_recurrence.rda_recurrence_backward_op,
