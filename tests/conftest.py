@@ -125,7 +125,6 @@ SLOW_ON_BACKEND = {
         ("torch", test): "torch.compile traces the model once per shape, "
         "about a minute each on a CPU"
         for test in (
-            "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rwa-layer]",
             "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rnn-rda-cell]",
         )
     },
@@ -161,15 +160,20 @@ SLOW_ON_BACKEND = {
                 )
                 for method in ("chunked", "associative")
             ),
+            # The default and exp attention at one length per chunk layout
+            # (one step, several chunks, chunk carries in blocks of blocks).
+            *(
+                "test_layer_equals_rnn_of_cell_with_masks"
+                f"[{attention}-{length}-{chunk}-{method}]"
+                for attention in ("sigmoid", "exp")
+                for length, chunk in ((7, 8), (8, 8), (50, 64))
+                for method in ("chunked", "associative")
+            ),
         )
     },
     **{
         ("jax", test): "JAX compiles each eager op; the TensorFlow run checks it"
         for test in (
-            "tests/test_backends.py::"
-            "test_unit_trains_and_round_trips_on_this_backend[DNCCell+UniformWriting]",
-            "tests/test_backends.py::test_unit_trains_and_round_trips_on_this_backend"
-            "[DNCCell+CachedUniformWriting]",
             "tests/ops/test_attention_average.py::"
             "test_mixed_precision_training_stays_finite",
         )
@@ -231,6 +235,16 @@ SLOW = {
         "three processes with a TensorFlow cluster (75 s); "
         "tests/lab/enwik8/test_replica_rows.py checks two replicas' rows in "
         "one process"
+    ),
+    **{
+        "tests/test_backends.py::test_unit_trains_and_round_trips_on_this_backend"
+        f"[{unit}]": "test_contract's training step trains DNC-uniform and "
+        "DNCCell-cached_uniform on every backend"
+        for unit in ("DNCCell+UniformWriting", "DNCCell+CachedUniformWriting")
+    },
+    "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rwa-layer]": (
+        "the RWA layer runs the RDA layer's fused loop, whose fit under "
+        "jit_compile is the rda-layer case"
     ),
     "tests/lab/runs/test_data_parallel.py::"
     "test_data_parallel_on_two_devices_equals_one_device": "three runs on two "
