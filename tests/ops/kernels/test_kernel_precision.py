@@ -116,6 +116,20 @@ def test_the_portable_path_ignores_it(layer_class):
     )
 
 
+def test_the_committed_error_record_covers_both_units_and_precisions():
+    """`results/kernels/precision_error.json` (the guide's table, from
+    `benchmarks/kernel_precision.py`): the RDA and the RWA at TF32 and
+    bfloat16, every error below 1e-2 and TF32's below bfloat16's."""
+    record = json.loads((ROOT / "results/kernels/precision_error.json").read_text())
+    figures = {(r["unit"], r["precision"], r["quantity"]): r for r in record["figures"]}
+    assert len(figures) == 2 * 2 * 3
+    for (unit, precision, quantity), row in figures.items():
+        assert 0 < row["relative_error"] < 1e-2 and 0 < row["largest_error"] < 1e-2
+        if precision == "tf32":
+            bf16 = figures[(unit, "bfloat16", quantity)]
+            assert row["relative_error"] < bf16["relative_error"]
+
+
 # ------------------------------------------------------------------ Triton
 
 
