@@ -9,7 +9,9 @@ and range):
   for Keras's LSTM (on PyTorch, and where Keras takes it on JAX, cuDNN's),
   `torch.nn.LSTM` itself on PyTorch, and the RDA, RWA and ParallelRDA
   layers with `use_kernel=False` (today's path) and `use_kernel=True`
-  (the fused kernel). Ratios are to Keras's LSTM of the same size.
+  (the fused kernel), the RDA's and RWA's kernels at float32 and at
+  `kernel_precision="tf32"` (the `... kernel tf32` rows; the scan has no
+  matmul). Ratios are to Keras's LSTM of the same size.
 - `forward` and `forward+backward` of the layer alone, returning every
   step (`jax.jit` of its stateless call, and of its gradient; on PyTorch
   the call under `no_grad`, and the call with `backward`).
@@ -68,9 +70,21 @@ LAYERS = {
         lambda units, **kw: keras_rda.RDA(units, use_kernel=True, **kw),
         True,
     ),
+    "RDA kernel tf32": (
+        lambda units, **kw: keras_rda.RDA(
+            units, use_kernel=True, kernel_precision="tf32", **kw
+        ),
+        True,
+    ),
     "RWA": (lambda units, **kw: keras_rda.RWA(units, use_kernel=False, **kw), False),
     "RWA kernel": (
         lambda units, **kw: keras_rda.RWA(units, use_kernel=True, **kw),
+        True,
+    ),
+    "RWA kernel tf32": (
+        lambda units, **kw: keras_rda.RWA(
+            units, use_kernel=True, kernel_precision="tf32", **kw
+        ),
         True,
     ),
     "ParallelRDA": (
