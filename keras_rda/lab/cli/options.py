@@ -7,6 +7,7 @@ so `--seed`, `--out`, `--verbose`, `--strategy`, `--tpu`, `--jit` and
 
 import argparse
 import json
+import os
 import sys
 
 from keras_rda.lab.strategies import STRATEGIES
@@ -62,8 +63,6 @@ def record_command(argv):
         without `SCRATCH_OPTIONS` and their values, with the backend where
         it is not Keras's default.
     """
-    import keras
-
     from keras_rda.lab.reporting.provenance import command
 
     kept, words = [], iter(argv)
@@ -74,8 +73,25 @@ def record_command(argv):
                 next(words, None)  # its value
             continue
         kept.append(word)
-    backend = keras.backend.backend()
+    backend = keras_backend()
     return command(["keras-rda", *kept], None if backend == "tensorflow" else backend)
+
+
+def keras_backend():
+    """The backend Keras runs on, read as Keras reads it (`KERAS_BACKEND`,
+    else `keras.json` in `$KERAS_HOME` or `~/.keras`, else TensorFlow)
+    without importing Keras: a command line that fails on a flag loads no
+    backend."""
+    if "keras" in sys.modules:
+        return sys.modules["keras"].backend.backend()
+    if os.environ.get("KERAS_BACKEND"):
+        return os.environ["KERAS_BACKEND"]
+    home = os.environ.get("KERAS_HOME", os.path.join(os.path.expanduser("~"), ".keras"))
+    try:
+        with open(os.path.join(home, "keras.json")) as config:
+            return json.load(config).get("backend", "tensorflow")
+    except (OSError, ValueError):
+        return "tensorflow"
 
 
 def deprecated_alias(parser, option, dest, replacement, **kwargs):
