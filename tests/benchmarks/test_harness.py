@@ -61,12 +61,13 @@ def test_a_cell_is_the_median_range_and_ratio_to_the_reference():
     assert cell == "4 [3, 9] ms, 2.00x"
 
 
-#: Scripts of `benchmarks/` that time nothing: the harness itself and
-#: `kernel_compile.py`, which records the compiler's figures (registers,
-#: spills, shared memory) and times no step. They may import no benchmark
-#: either. (Analyses live in `keras_rda.lab.diagnostics`, the reporting of
-#: records in `keras_rda.lab.reporting`.)
-NOT_BENCHMARKS = {"harness", "kernel_compile"}
+#: Scripts of `benchmarks/` that time nothing: the harness itself and the
+#: fused kernels' figures beside their speed, `kernel_compile.py` (the
+#: compiler's registers, spills, shared memory) and `kernel_precision.py`
+#: (the error of their TF32 and bfloat16 matmuls against float32). They may
+#: import no benchmark either. (Analyses live in `keras_rda.lab.diagnostics`,
+#: the reporting of records in `keras_rda.lab.reporting`.)
+NOT_BENCHMARKS = {"harness", "kernel_compile", "kernel_precision"}
 
 
 def _imported_modules(path):
