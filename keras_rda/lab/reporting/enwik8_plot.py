@@ -17,7 +17,7 @@ import argparse
 import json
 import pathlib
 
-from keras_rda.lab.files import replacing
+from keras_rda.lab.reporting.report import save_figure
 
 
 def read_history(run_dir):
@@ -73,13 +73,7 @@ def plot_bpc(histories, labels, path, title="enwik8", smooth=10):
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with replacing(path) as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def main(argv=None):

@@ -351,6 +351,14 @@ def plot_curves(data, path, title=None):
     ax.set_title(title or data["task"])
     ax.grid(alpha=0.3)
     ax.legend()
+    return save_figure(fig, path)
+
+
+def save_figure(fig, path):
+    """Writes matplotlib figure `fig` to `path` (a PNG, replaced whole, its
+    folder made), closes it and returns the path."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
