@@ -189,8 +189,10 @@ class BaseRDALayer(BaseRNN):
         bias = input_kernel = None
         if not kernel and cell.use_bias:
             bias = ops.cast(cell.bias, acc)
+        # The input width from the built kernel, known even where the
+        # inputs' shape is not (a `tf.data` pipeline of unknown shapes).
         if not kernel and rda_recurrence.projects_in_loop(
-            time_major.shape[-1], cell.units
+            cell.kernel.shape[0], cell.units
         ):
             input_kernel = ops.cast(cell.kernel, acc)
             projected = ops.cast(time_major, acc)  # [time, batch, input_dim]

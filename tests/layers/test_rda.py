@@ -231,3 +231,34 @@ def test_wrong_input_rank_names_the_argument():
         keras_rda.RDA(4)(np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError, match="argument `units`"):
         keras_rda.RWA(0)
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="only TensorFlow traces a layer on inputs of unknown width",
+)
+@pytest.mark.parametrize("name", ["rda", "rwa"])
+def test_inputs_of_unknown_width_take_the_in_loop_projection(name, monkeypatch):
+    """A `tf.data` pipeline of unknown shapes (every dimension None) gets the
+    same loop as inputs of known width: the loop projects each step itself
+    when the built kernel is narrow, and the outputs are the same."""
+    import tensorflow as tf
+
+    from keras_rda.ops import rda_recurrence
+
+    asked = []
+    original = rda_recurrence.projects_in_loop
+
+    def spy(input_dim, units):
+        asked.append(input_dim)
+        return original(input_dim, units)
+
+    monkeypatch.setattr(rda_recurrence, "projects_in_loop", spy)
+    layer = LAYERS[name][0](UNITS)
+    x = np.random.default_rng(0).normal(size=(3, 5, 2)).astype("float32")
+    known = layer(x)
+    unknown = tf.function(
+        layer, input_signature=[tf.TensorSpec([None, None, None], tf.float32)]
+    )(tf.constant(x))
+    assert asked == [2, 2]
+    np.testing.assert_allclose(unknown.numpy(), np.asarray(known), atol=1e-6)

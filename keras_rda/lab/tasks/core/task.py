@@ -250,13 +250,16 @@ class Task(abc.ABC):
 
         x, y, w = self.generate(1, np.random.default_rng(seed))
 
-        def spec(a):
-            shape = (None,) + tuple(None for _ in a.shape[1:])
+        def spec(a, width=None):
+            # Batch and time may vary between batches; the inputs' width is
+            # the task's own (`input_dim`), and a train step traced with it
+            # known takes the loops' paths for narrow inputs.
+            shape = (None,) * (a.ndim - 1) + (width if a.ndim > 1 else None,)
             return tf.TensorSpec(shape=shape, dtype=tf.as_dtype(a.dtype))
 
         data = tf.data.Dataset.from_generator(
             lambda: self.batches(batch_size, seed),
-            output_signature=(spec(x), spec(y), spec(w)),
+            output_signature=(spec(x, width=x.shape[-1]), spec(y), spec(w)),
         )
         return data.skip(skip).prefetch(2)
 

@@ -1,5 +1,6 @@
 """Tests of the task registry, presets and scales, over every registered task."""
 
+import keras
 import numpy as np
 import pytest
 
@@ -195,6 +196,18 @@ def test_dataset_streams_batches():
     task = get_task_class("classify-length").at_scale("small")
     x, y, w = next(iter(task.dataset(4, seed=0)))
     assert x.shape == (4, 100, 1) and y.shape == (4,) and w.shape == (4,)
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="a tf.data.Dataset only on TensorFlow",
+)
+def test_dataset_knows_the_inputs_width_and_leaves_batch_and_time_open():
+    task = get_task_class("copy").at_scale("small")
+    inputs, targets, weights = task.dataset(3).element_spec
+    assert inputs.shape.as_list() == [None, None, task.input_dim]
+    assert targets.shape.as_list() == [None] * targets.shape.rank
+    assert weights.shape.as_list() == [None] * weights.shape.rank
 
 
 def test_dataset_is_the_seeded_stream_and_skip_resumes_it():
