@@ -261,7 +261,12 @@ class Task(abc.ABC):
             lambda: self.batches(batch_size, seed),
             output_signature=(spec(x, width=x.shape[-1]), spec(y), spec(w)),
         )
-        return data.skip(skip).prefetch(2)
+        # No autotuning: the batches come from one Python generator, so there
+        # is nothing to tune, and the tuner's background thread can hold the
+        # iterator's release at the end of `fit` for up to a minute.
+        options = tf.data.Options()
+        options.autotune.enabled = False
+        return data.skip(skip).prefetch(2).with_options(options)
 
     def config(self):
         """The task's parameters as a dict (for JSON records)."""

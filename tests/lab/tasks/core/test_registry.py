@@ -210,6 +210,18 @@ def test_dataset_knows_the_inputs_width_and_leaves_batch_and_time_open():
     assert weights.shape.as_list() == [None] * weights.shape.rank
 
 
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="a tf.data.Dataset only on TensorFlow",
+)
+def test_dataset_has_no_autotuning_thread():
+    """tf.data's autotuner runs a background thread that the iterator's
+    release waits for, up to a minute at the end of a `fit`; one Python
+    generator has nothing to tune."""
+    task = get_task_class("copy").at_scale("small")
+    assert task.dataset(3).options().autotune.enabled is False
+
+
 def test_dataset_is_the_seeded_stream_and_skip_resumes_it():
     """On every backend the stream holds the batches of `batches(seed)`, and
     `skip=k` starts at the k-th of them (what a resumed run must see)."""
