@@ -30,21 +30,6 @@ _ARROWS = tuple(
 )
 
 
-def is_reber(sentence):
-    """True when the string `sentence` is a valid Reber sentence."""
-    if len(sentence) < 2 or sentence[0] != "B":
-        return False
-    node = 0
-    for letter in sentence[1:]:
-        if node is None:
-            return False
-        nxt = dict(REBER_GRAPH[node])
-        if letter not in nxt:
-            return False
-        node = nxt[letter]
-    return node is None
-
-
 def reber_sentence(rng, typo=False):
     """A random walk through the Reber graph, optionally with one typo.
 
