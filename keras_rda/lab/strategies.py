@@ -33,6 +33,8 @@ from keras_rda.lab import keras_compat
 from keras_rda.utils import validation
 
 STRATEGIES = ("default", "data-parallel", "mirrored", "multi-worker", "tpu")
+# Strategies that split every global batch into equal parts, one per replica.
+EVEN_SPLITS = ("data-parallel", "multi-worker")
 
 BACKEND_STRATEGIES = {
     "tensorflow": ("default", "mirrored", "multi-worker", "tpu"),
@@ -265,7 +267,21 @@ def check_global_batch(strategy, batch_size, flag="batch_size"):
     return batch_size
 
 
-def local_rows(batch, distribution=None):
+def check_even_split(strategy, batch_size, eval_examples):
+    """`check_global_batch` of both batch sizes, for the `EVEN_SPLITS`."""
+    if strategy_name(strategy) in EVEN_SPLITS:
+        check_global_batch(strategy, batch_size, "batch_size")
+        check_global_batch(strategy, int(eval_examples), "eval_examples")
+
+
+def error_line(error):
+    """`error` in one line: its type and the first line of its message (a
+    TPU resolver's errors run to many)."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {first}"
+
+
+def local_rows(batch):
     """This host's rows of a global batch (all rows on one host).
 
     On several JAX hosts each feeds its own `B / processes` rows of the
@@ -276,14 +292,11 @@ def local_rows(batch, distribution=None):
     Args:
         batch: an array of shape `(B, ...)`, or a nested structure (tuple,
             list, dict) of them.
-        distribution: unused on one host; kept for symmetry with
-            `shard_batch`.
 
     Returns:
         The same structure, rows `[p * B / P, (p + 1) * B / P)` of process
         `p` of `P` (the batch itself when `P` is 1).
     """
-    del distribution
     import keras
 
     if keras.backend.backend() != "jax":

@@ -172,6 +172,7 @@ def strategy_from(args):
     A strategy the backend does not run, and a TPU that cannot be reached,
     are one-line errors, not tracebacks.
     """
+    from keras_rda.lab.strategies import error_line
     from keras_rda.lab.strategies import make_strategy
 
     try:
@@ -179,10 +180,7 @@ def strategy_from(args):
     except ValueError as error:
         raise CommandError(f"--strategy {args.strategy}: {error}") from None
     except Exception as error:  # noqa: BLE001  (TPU resolvers raise many kinds)
-        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise CommandError(
-            f"--strategy {args.strategy}: {type(error).__name__}: {first}"
-        ) from None
+        raise CommandError(f"--strategy {args.strategy}: {error_line(error)}") from None
 
 
 def resolve_verbose(verbose, stream=None):

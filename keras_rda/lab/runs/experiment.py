@@ -23,14 +23,13 @@ from keras_rda.lab.files import FolderLock
 from keras_rda.lab.files import check_folder
 from keras_rda.lab.files import make_folder
 from keras_rda.lab.reporting import report
-from keras_rda.lab.runs.run_loop import EVEN_SPLITS
 from keras_rda.lab.runs.run_loop import train
 from keras_rda.lab.runs.spec import RunSpecError
 from keras_rda.lab.runs.spec import StrategyUnavailable
-from keras_rda.lab.strategies import check_global_batch
+from keras_rda.lab.strategies import check_even_split
+from keras_rda.lab.strategies import error_line
 from keras_rda.lab.strategies import is_chief
 from keras_rda.lab.strategies import make_strategy
-from keras_rda.lab.strategies import strategy_name
 from keras_rda.lab.zoo.registry import get_model_spec
 
 DEFAULT_FROM_ZOO = "each model's own"
@@ -120,16 +119,11 @@ def _make_strategy(spec, settings):
     except ValueError as error:
         raise StrategyUnavailable(str(error)) from None
     except Exception as error:  # noqa: BLE001  (TPU resolvers raise many kinds)
-        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise StrategyUnavailable(f"{type(error).__name__}: {first}") from None
-    if strategy_name(strategy) in EVEN_SPLITS:
-        try:
-            check_global_batch(strategy, settings["batch_size"], "batch_size")
-            check_global_batch(
-                strategy, int(settings["eval_examples"]), "eval_examples"
-            )
-        except ValueError as error:
-            raise StrategyUnavailable(str(error)) from None
+        raise StrategyUnavailable(error_line(error)) from None
+    try:
+        check_even_split(strategy, settings["batch_size"], settings["eval_examples"])
+    except ValueError as error:
+        raise StrategyUnavailable(str(error)) from None
     return strategy
 
 

@@ -28,15 +28,12 @@ from keras_rda.lab.runs.recording import RunResult
 from keras_rda.lab.runs.recording import make_nonfinite_stop
 from keras_rda.lab.runs.recording import make_recorder
 from keras_rda.lab.runs.recording import run_result
-from keras_rda.lab.strategies import check_global_batch
+from keras_rda.lab.strategies import check_even_split
 from keras_rda.lab.strategies import local_rows
 from keras_rda.lab.strategies import make_strategy
 from keras_rda.lab.strategies import strategy_name
 from keras_rda.lab.zoo.registry import get_model_spec
 from keras_rda.utils import validation
-
-# Strategies that split every global batch into equal parts, one per replica.
-EVEN_SPLITS = ("data-parallel", "multi-worker")
 
 
 def compile_for_task(model, task, optimizer, jit_compile=False):
@@ -117,9 +114,7 @@ def build_model(
     """
     import keras
 
-    if strategy is None or isinstance(strategy, str):
-        strategy = make_strategy(strategy)
-    with strategy.scope():
+    with _strategy(strategy).scope():
         model = model_spec.build(task, units=units, **(model_kwargs or {}))
         if len(model.outputs) > 1:
             model = keras.Model(model.inputs, model.outputs[0], name=model.name)
@@ -247,12 +242,8 @@ def train(
     import keras
 
     validation.int_in_range("verbose", verbose, 0, 2)
-    if strategy is None or isinstance(strategy, str):
-        strategy = make_strategy(strategy)
-    if strategy_name(strategy) in EVEN_SPLITS:
-        # These split each global batch evenly over the replicas.
-        check_global_batch(strategy, batch_size, "batch_size")
-        check_global_batch(strategy, int(eval_examples), "eval_examples")
+    strategy = _strategy(strategy)
+    check_even_split(strategy, batch_size, eval_examples)
     spec = get_model_spec(model_name)
     optimizer_args = dict(
         learning_rate=learning_rate,
@@ -284,17 +275,10 @@ def train(
     model = build_model(
         spec, task, units, model_kwargs, optimizer_args, jit_compile, strategy
     )
-    if checkpoint is not None:
-        with strategy.scope():  # loading builds the optimizer's variables
-            finished = checkpoint.take_finished(
-                model, settings["steps"], stop_at_threshold
-            )
-        if finished is not None:
-            if verbose:
-                print(f"{model_name}: finished earlier ({checkpoint.directory})")
-            result = RunResult.from_dict(finished)
-            result.keras_model = model
-            return result
+    finished = _finished_run(checkpoint, model, settings, strategy, verbose)
+    if finished is not None:
+        return finished
+    prefix = f"{model_name} (seed {seed}) "
     recorder = make_recorder(
         task,
         eval_every,
@@ -302,35 +286,68 @@ def train(
         stop_at_threshold,
         log_lines=verbose == 2,
         tensorboard_dir=tensorboard_dir,
-        prefix=f"{model_name} (seed {seed}) ",
+        prefix=prefix,
     )
     with strategy.scope():
         initial_epoch, clock = _resume(checkpoint, model, recorder, eval_every, verbose)
-    # A NaN or infinite loss stops the run (one line; recorded as diverged).
-    nonfinite_stop = make_nonfinite_stop(
-        eval_every, prefix=f"{model_name} (seed {seed}) "
-    )
-    callbacks = [recorder, nonfinite_stop]
-    if diagnose:
-        from keras_rda.lab.runs.diagnostics import make_diagnostics
-
-        # Before the recorder, which keeps what it adds to the logs.
-        callbacks.insert(0, make_diagnostics(task))
-    if checkpoint is not None:
-        callbacks.append(make_checkpoint_callback(checkpoint, recorder, clock))
-    # Keras's data parallelism on JAX splits the batches of `model.fit` only
-    # inside its scope; `tf.distribute` strategies need no scope there.
-    fit_scope = (
-        strategy.scope()
-        if strategy_name(strategy) == "data-parallel"
-        else contextlib.nullcontext()
-    )
-    with fit_scope:
-        _fit(model, task, settings, callbacks, initial_epoch, verbose, strategy)
+    stop = make_nonfinite_stop(eval_every, prefix=prefix)
+    callbacks = _callbacks(task, recorder, stop, checkpoint, clock, diagnose)
+    with _fit_scope(strategy):
+        _fit(
+            model, task, settings, recorder, callbacks, initial_epoch, verbose, strategy
+        )
     result = run_result(model_name, task, recorder, clock.totals(), model, settings)
     if checkpoint is not None:
         checkpoint.finish(model, json_safe(result.to_dict()))
     return result
+
+
+def _strategy(strategy):
+    """`strategy`, made from its name (None: "default") where it is one."""
+    if strategy is None or isinstance(strategy, str):
+        return make_strategy(strategy)
+    return strategy
+
+
+def _finished_run(checkpoint, model, settings, strategy, verbose):
+    """The `RunResult` of the run `checkpoint` finished earlier (its
+    weights loaded into `model`), or None where it has none to give."""
+    if checkpoint is None:
+        return None
+    with strategy.scope():  # loading builds the optimizer's variables
+        finished = checkpoint.take_finished(
+            model, settings["steps"], settings["stop_at_threshold"]
+        )
+    if finished is None:
+        return None
+    if verbose:
+        model_name = checkpoint.fingerprint["model"]
+        print(f"{model_name}: finished earlier ({checkpoint.directory})")
+    result = RunResult.from_dict(finished)
+    result.keras_model = model
+    return result
+
+
+def _callbacks(task, recorder, stop, checkpoint, clock, diagnose):
+    """The run's callbacks: the diagnostics (before the recorder, which
+    keeps what they add to the logs), the recorder, `stop` (on a NaN or
+    infinite loss: one line, recorded as diverged) and the checkpoints."""
+    callbacks = [recorder, stop]
+    if diagnose:
+        from keras_rda.lab.runs.diagnostics import make_diagnostics
+
+        callbacks.insert(0, make_diagnostics(task))
+    if checkpoint is not None:
+        callbacks.append(make_checkpoint_callback(checkpoint, recorder, clock))
+    return callbacks
+
+
+def _fit_scope(strategy):
+    """Keras's data parallelism on JAX splits the batches of `model.fit`
+    only inside its scope; `tf.distribute` strategies need no scope there."""
+    if strategy_name(strategy) == "data-parallel":
+        return strategy.scope()
+    return contextlib.nullcontext()
 
 
 def _resume(checkpoint, model, recorder, eval_every, verbose):
@@ -423,7 +440,7 @@ def worker_rows(strategy, dataset, batch_size):
     return strategy.distribute_datasets_from_function(per_worker)
 
 
-def _fit(model, task, settings, callbacks, initial_epoch, verbose, strategy):
+def _fit(model, task, settings, recorder, callbacks, initial_epoch, verbose, strategy):
     """`model.fit` from `initial_epoch` to the run's end, scoring the held-out
     set after every `eval_every` steps; nothing when the run is done (at its
     end, or stopped at its threshold already).
@@ -434,7 +451,6 @@ def _fit(model, task, settings, callbacks, initial_epoch, verbose, strategy):
     eval_every = settings["eval_every"]
     epochs = settings["steps"] // eval_every
     x_val, y_val, w_val = task.held_out(settings["eval_examples"])
-    recorder = next(c for c in callbacks if hasattr(c, "steps_to_threshold"))
     done = settings["stop_at_threshold"] and recorder.steps_to_threshold is not None
     if initial_epoch >= epochs or done:
         return
