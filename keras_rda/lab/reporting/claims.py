@@ -106,13 +106,20 @@ import statistics
 
 from keras_rda.lab.reporting import fixes
 from keras_rda.lab.reporting.benchmark_tables import RENDERERS
+from keras_rda.lab.reporting.records import COMPARISONS
+from keras_rda.lab.reporting.records import held_out
 from keras_rda.lab.reporting.records import load
 from keras_rda.lab.reporting.records import metric_key
 from keras_rda.lab.reporting.records import runs_of
 
 INCONCLUSIVE = "inconclusive (budget)"
 VERDICTS = ("reproduced", "direction only", INCONCLUSIVE, "not reproduced", "not run")
-AGGREGATES = ("median", "mean", "min", "max")
+AGGREGATES = {
+    "median": statistics.median,
+    "mean": statistics.fmean,
+    "min": min,
+    "max": max,
+}
 OPS = ("<", "<=", ">", ">=", "~", "met", "never")
 
 
@@ -197,7 +204,7 @@ def _cut(run, step, name):
         curve=curve,
         steps=min(step, run["steps"]),
         steps_to_threshold=reached if reached is not None and reached <= step else None,
-        final={k[4:]: v for k, v in curve[-1].items() if k.startswith("val_")},
+        final=held_out(curve[-1]),
     )
 
 
@@ -215,34 +222,22 @@ def _run_value(kind, reading, data, run):
         if value is None:
             raise ValueError(f"run {run['model']!r} has no final {metric!r}")
         return Value.exact(value)
-    if kind == "best":
-        key = "val_" + metric_key(metric)
-        values = [c[key] for c in run["curve"] if c.get(key) is not None]
-        pick = max if _higher_is_better(metric) else min
-        return Value.exact(pick(values))
-    if kind == "largest_drop":
+    if kind in ("best", "largest_drop"):
         key = "val_" + metric_key(metric)
         values = [c[key] for c in run["curve"] if c.get(key) is not None]
         sign = 1 if _higher_is_better(metric) else -1
+        if kind == "best":
+            return Value.exact(max(values) if sign > 0 else min(values))
         falls = [sign * (a - b) for a, b in zip(values, values[1:])]
         return Value.exact(max([0.0, *falls]))  # a curve that only rises: 0
     if kind == "first_step":
         key, op, at = reading["key"], reading["op"], reading["at"]
         for point in run["curve"]:
             value = point.get(key)
-            if value is not None and _compare_numbers(value, op, at):
+            if value is not None and COMPARISONS[op](value, at):
                 return Value.exact(point["step"])
         return Value.more_than(run["curve"][-1]["step"] if run["curve"] else 0)
     raise ValueError(f"unknown value {kind!r} for a run record")
-
-
-def _compare_numbers(a, op, b):
-    return {
-        "<": a < b,
-        "<=": a <= b,
-        ">": a > b,
-        ">=": a >= b,
-    }[op]
 
 
 def _number(cell):
@@ -257,6 +252,11 @@ def _number(cell):
     return Value.exact(float(head))
 
 
+def _matches(item, where):
+    """Whether a row or trial has every value of `where`."""
+    return all(item.get(k) == v for k, v in where.items())
+
+
 def _rows(data):
     """A record's rows as dicts (a table record's lists keyed by `columns`)."""
     if data["kind"] in ("table", "timing"):
@@ -268,9 +268,7 @@ def _row_values(reading, results_dir):
     out = []
     for name, data in _records(reading, results_dir):
         where = reading["where"]
-        matches = [
-            r for r in _rows(data) if all(r.get(k) == v for k, v in where.items())
-        ]
+        matches = [r for r in _rows(data) if _matches(r, where)]
         if len(matches) != 1:
             raise ValueError(
                 f"{len(matches)} rows of {name!r} match {where!r} (expected one)"
@@ -284,9 +282,7 @@ def _trial_values(reading, results_dir):
     out = []
     for name, data in _records(reading, results_dir):
         where = reading["where"]
-        trials = [
-            t for t in data["trials"] if all(t.get(k) == v for k, v in where.items())
-        ]
+        trials = [t for t in data["trials"] if _matches(t, where)]
         if not trials:
             raise ValueError(f"no trial of {name!r} matches {where!r}")
         if reading["value"] == "best_accuracy":
@@ -318,15 +314,12 @@ def aggregate(values, how="median"):
     """Several Values as one: the aggregate of the low ends and of the high
     ends (each is monotone, so the true aggregate lies between them)."""
     if how not in AGGREGATES:
-        raise ValueError(f"unknown aggregate {how!r}; expected one of {AGGREGATES}")
+        raise ValueError(
+            f"unknown aggregate {how!r}; expected one of {tuple(AGGREGATES)}"
+        )
     if len(values) == 1:
         return values[0]
-    combine = {
-        "median": statistics.median,
-        "mean": statistics.fmean,
-        "min": min,
-        "max": max,
-    }[how]
+    combine = AGGREGATES[how]
     return Value(combine([v.low for v in values]), combine([v.high for v in values]))
 
 
@@ -438,7 +431,7 @@ def _pieces(claim, results_dir, labels=None):
             for name, data in _records(reading, results_dir):
                 where = reading["where"]
                 for index, trial in enumerate(data["trials"]):
-                    if all(trial.get(k) == v for k, v in where.items()):
+                    if _matches(trial, where):
                         pieces[(name, index)] = ("trial", data, trial, reading)
             continue
         for name, data in _records(reading, results_dir):
@@ -696,20 +689,27 @@ def budget_text(claim, results_dir):
 # --- Conditions and verdicts ----------------------------------------------
 
 
-def _side(side, readings):
+def _side(side, readings, spread=False):
+    """A condition's side: a number, or the value (or with `spread`, the
+    range of the runs) of the reading it names."""
     if isinstance(side, (int, float)):
         return Value.exact(side)
     if side not in readings:
         raise ValueError(f"a condition names {side!r}, which no reading has")
-    return readings[side].value
+    return readings[side].range if spread else readings[side].value
+
+
+def _operator(condition):
+    op = condition["op"]
+    if op not in OPS:
+        raise ValueError(f"unknown operator {op!r}; expected one of {OPS}")
+    return op
 
 
 def holds(condition, readings):
     """Whether `condition` holds for every value within the readings'
     intervals (False when it is not known to hold)."""
-    op = condition["op"]
-    if op not in OPS:
-        raise ValueError(f"unknown operator {op!r}; expected one of {OPS}")
+    op = _operator(condition)
     left = _side(condition["left"], readings)
     if op == "met":
         return left.is_exact
@@ -729,28 +729,18 @@ def holds(condition, readings):
     return left.high <= right.low
 
 
-def _side_range(side, readings):
-    if isinstance(side, (int, float)):
-        return Value.exact(side)
-    if side not in readings:
-        raise ValueError(f"a condition names {side!r}, which no reading has")
-    return readings[side].range
-
-
 def contradicts(condition, readings):
     """Whether the readings contradict `condition`: its reverse holds for
     every run of both sides, beyond the seeds' spread and the condition's
     `tie`. A failed condition that is not contradicted (a tie, a threshold
     not yet met) is one a longer run could still meet."""
-    op = condition["op"]
-    if op not in OPS:
-        raise ValueError(f"unknown operator {op!r}; expected one of {OPS}")
-    left = _side_range(condition["left"], readings)
+    op = _operator(condition)
+    left = _side(condition["left"], readings, spread=True)
     if op == "met":
         return False
     if op == "never":
         return left.is_exact
-    right = _side_range(condition["right"], readings).scaled(condition.get("times", 1))
+    right = _side(condition["right"], readings, True).scaled(condition.get("times", 1))
     tie = condition.get("tie", 0)
     if op == "~":
         tol = condition["tol"] + tie
@@ -941,13 +931,11 @@ def claims_markdown(data, results_dir, name="claims"):
         "|---|---|---|---|---|",
     ]
     notes = []
-    counts = dict.fromkeys(VERDICTS, 0)
     fix_table = fixes.load_fixes(results_dir)
     before = {}  # fix id -> the claims (numbers) reading runs made before it
     for index, claim in enumerate(data["claims"], 1):
         readings = [read(r, results_dir) for r in claim.get("ours", [])]
         ours = "; ".join(r.text() for r in readings) or "-"
-        counts[claim["verdict"]] += 1
         cells = [
             str(index),
             f"{claim['claim']} ({claim['source']})",
@@ -971,7 +959,7 @@ def claims_markdown(data, results_dir, name="claims"):
     lines += [
         "",
         "Verdicts: "
-        + verdict_counts_text(counts)
+        + verdict_counts_text(verdict_counts(data))
         + f". Each verdict's conditions on the numbers are in"
         f" `results/{name}.json`. {INCONCLUSIVE_RULE}"
         + (f" {data['rules']}" if data.get("rules") else ""),
@@ -989,8 +977,8 @@ def claims_markdown(data, results_dir, name="claims"):
     if names:
         lines += ["", "| record | commit | seeds |", "|---|---|---|"]
         for name in names:
-            _, commits, seeds = provenance(load(results_dir, name))
             record = load(results_dir, name)
+            _, commits, seeds = provenance(record)
             commit = ", ".join(c[:7] for c in commits) or "not recorded"
             if (record.get("git") or {}).get("determined_by"):
                 commit += " (determined afterwards, see the record)"
@@ -1032,9 +1020,8 @@ def verdict_counts_text(counts):
 
 # --- The README's summary of every paper -----------------------------------
 
-SUMMARY = (
-    "claims"  # the marker name of the summary (`<!-- keras-rda report: claims -->`)
-)
+# The marker name of the summary (`<!-- keras-rda report: claims -->`).
+SUMMARY = "claims"
 
 
 # The marker suffix of one paper's summary, for a guide:

@@ -7,6 +7,7 @@ this package never needs the training code to read a record.
 """
 
 import math
+import operator
 import pathlib
 
 from keras_rda.lab.files import read_json
@@ -32,6 +33,16 @@ def metric_key(metric):
         (held-out scores carry a `val_` prefix there).
     """
     return _METRIC_KEYS.get(metric, metric)
+
+
+# A threshold's or a reading's comparison operators.
+COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def held_out(point):
+    """The held-out scores of a curve point (its `val_*` keys), unprefixed:
+    what a run records as `final`."""
+    return {k[4:]: v for k, v in point.items() if k.startswith("val_")}
 
 
 def load(results_dir, name):

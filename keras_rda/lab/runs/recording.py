@@ -11,15 +11,14 @@ format helpers (`metric_key`, `json_safe`) live in
 
 import dataclasses
 import math
-import operator
 import time
 
 import numpy as np
 
+from keras_rda.lab.reporting.records import COMPARISONS
+from keras_rda.lab.reporting.records import held_out
 from keras_rda.lab.reporting.records import metric_key
 from keras_rda.lab.runs.summaries import write_scalars
-
-_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
 @dataclasses.dataclass
@@ -86,7 +85,7 @@ def threshold_met(threshold, logs):
         return False
     metric, op, value = threshold
     score = logs.get("val_" + metric_key(metric))
-    return score is not None and bool(_OPS[op](float(score), value))
+    return score is not None and bool(COMPARISONS[op](float(score), value))
 
 
 def format_scores(logs):
@@ -253,7 +252,7 @@ def run_result(model_name, task, recorder, totals, model, settings):
         steps=last.get("step", 0),
         curve=curve,
         steps_to_threshold=recorder.steps_to_threshold,
-        final={k[4:]: v for k, v in last.items() if k.startswith("val_")},
+        final=held_out(last),
         seconds=totals["seconds"],
         cpu_seconds=totals["cpu_seconds"],
         params=int(sum(np.prod(w.shape) for w in model.trainable_weights)),

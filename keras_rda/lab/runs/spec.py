@@ -229,18 +229,13 @@ class RunSpec:
                 settings[key] = getattr(self, key)
         if self.model_units is not None:
             settings["model_units"] = dict(self.model_units)
-        if self.units is not None:
-            settings["units"] = self.units
-        if self.learning_rate is not None:
-            settings["learning_rate"] = self.learning_rate
-        if self.clipvalue is not None:
-            settings["clipvalue"] = self.clipvalue
-        if self.clipnorm is not None:
-            settings["clipvalue"] = 0.0
-            settings["clipnorm"] = self.clipnorm
-        if self.global_clipnorm is not None:
-            settings["clipvalue"] = 0.0
-            settings["global_clipnorm"] = self.global_clipnorm
+        for key in ("units", "learning_rate", "clipvalue"):
+            if getattr(self, key) is not None:
+                settings[key] = getattr(self, key)
+        for key in ("clipnorm", "global_clipnorm"):  # each replaces the clip
+            if getattr(self, key) is not None:
+                settings["clipvalue"] = 0.0
+                settings[key] = getattr(self, key)
         settings["eval_every"] = min(settings["eval_every"], settings["steps"])
         return settings
 
