@@ -1,11 +1,6 @@
-"""The `Task` base class.
-
-Every synthetic task of the five papers is a subclass of `Task`: a seeded,
-endless stream of batches `(inputs, targets, sample_weight)` generated on the
-fly with NumPy, so that long sequences and unlimited fresh batches cost no
-memory beyond one batch. The command line (`keras-rda`) finds tasks by name
-through `keras_rda.lab.tasks.core.registry.get_task`.
-"""
+"""The `Task` base class: a seeded, endless stream of batches `(inputs,
+targets, sample_weight)` generated with NumPy, so that long sequences and
+unlimited fresh batches cost no memory beyond one batch."""
 
 import abc
 import itertools
@@ -107,14 +102,9 @@ class Task(abc.ABC):
     input_dim = 1
 
     def data_source(self):
-        """Which data the task reads, for a run's record and first lines.
-
-        Returns:
-            A dict with `kind` and a one-line `description`: for a
-            synthetic task `kind` "generated" (batches drawn from the
-            seed, no files); a task backed by real data overrides this to
-            name its file and digest, or its download.
-        """
+        """Which data the task reads, for a run's record: `kind` and a
+        one-line `description` ("generated" here; a task backed by real data
+        names its file and digest, or its download)."""
         return {"kind": "generated", "description": "generated from the seed"}
 
     @classmethod
@@ -157,13 +147,6 @@ class Task(abc.ABC):
             if p.default is not inspect.Parameter.empty
         }
 
-    @classmethod
-    def shortened(cls):
-        """What `--scale small` changes, as `{param: (paper, small)}`."""
-        defaults = cls.paper_params()
-        small = cls.scales.get("small", {})
-        return {k: (defaults.get(k), v) for k, v in small.items()}
-
     @property
     def output_dim(self):
         return self.num_classes if self.output == "classification" else 1
@@ -178,12 +161,8 @@ class Task(abc.ABC):
         return keras.losses.MeanSquaredError()
 
     def keras_metrics(self):
-        """The Keras metrics that report this task's scores during training.
-
-        Accuracy for classification, MSE for regression; a task whose paper
-        scores regression by a tolerance (e.g. |error| < 0.04) overrides this.
-        Metrics are weighted by the task's `sample_weight`.
-        """
+        """The (weighted) Keras metrics of the task's scores: accuracy for
+        classification, MSE for regression."""
         import keras
 
         if self.output == "classification":
@@ -212,15 +191,10 @@ class Task(abc.ABC):
         while True:
             yield self.generate(batch_size, rng)
 
-    def held_out(self, num_examples, seed=12345, batch_size=None):
-        """A fixed evaluation set: one batch of `num_examples` examples.
-
-        Drawn from a seed distinct from training streams, so that a model is
-        always scored on the same sequences.
-        """
-        del batch_size
-        rng = np.random.default_rng(seed)
-        return self.generate(num_examples, rng)
+    def held_out(self, num_examples, seed=12345):
+        """A fixed evaluation set of `num_examples` examples, drawn from a seed
+        distinct from training streams (the same sequences every time)."""
+        return self.generate(num_examples, np.random.default_rng(seed))
 
     def dataset(self, batch_size, seed=0, skip=0):
         """An endless stream of batches for `model.fit`, on any backend.

@@ -91,9 +91,9 @@ class SequentialMnist(Task):
         index = rng.integers(0, len(y), size=batch_size)
         return x[index], y[index], np.ones(batch_size, np.float32)
 
-    def held_out(self, num_examples, seed=12345, batch_size=None):
+    def held_out(self, num_examples, seed=12345):
         """The first `num_examples` digits of the test split."""
-        del seed, batch_size
+        del seed
         _, (x, y) = self.data()
         n = min(num_examples, len(y))
         return x[:n], y[:n], np.ones(n, np.float32)

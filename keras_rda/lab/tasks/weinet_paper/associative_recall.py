@@ -144,10 +144,10 @@ class AssociativeRecall(Task):
         rows = np.arange(batch_size)
         return symbols, values[rows, which].astype(np.int32)
 
-    def held_out(self, num_examples, seed=12345, batch_size=None):
+    def held_out(self, num_examples, seed=12345):
         """The evaluation set, every sequence `length` characters long."""
         if self.min_length is None:
-            return super().held_out(num_examples, seed, batch_size)
+            return super().held_out(num_examples, seed)
         return AssociativeRecall(self.length).held_out(num_examples, seed)
 
     def generate(self, batch_size, rng):

@@ -95,7 +95,8 @@ def test_preset_signature_positional_and_errors():
     assert not get_task_class("mnist")().permuted
     cls = get_task_class("classify-by-length")
     assert cls(40).max_length == 40 and cls(40).min_length == 0
-    assert cls.shortened() == {"max_length": (1000, 100)}
+    assert cls.paper_params()["max_length"] == 1000
+    assert cls.scales["small"] == {"max_length": 100}
     with pytest.raises(ValueError, match="`min_length`"):
         cls(min_length=-1)
     copy = get_task_class("copy")
@@ -189,7 +190,8 @@ def test_scale_overrides_and_errors():
         get_task_class("copy").at_scale("huge")
     with pytest.raises(ValueError, match="`length`"):
         get_task("copy", length=0)
-    assert get_task_class("copy").shortened()["length"] == (1000, 50)
+    copy = get_task_class("copy")
+    assert (copy.paper_params()["length"], copy.scales["small"]["length"]) == (1000, 50)
 
 
 def test_dataset_streams_batches():
