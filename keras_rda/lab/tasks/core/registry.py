@@ -42,22 +42,8 @@ def register_preset(cls, *args, **kwargs):
     attributes (`paper`, `description`, `threshold`, `scales`, ...) are the
     paper's. The decorator checks the arguments, sets `preset_of` to the
     parent's registry name (its class name when the parent is a generator
-    that is not registered itself) and registers the class under its `name`.
-
-    Example:
-
-    ```python
-    @register_preset
-    class RDAAddingProblem(AddingProblem):
-        '''The adding problem as the RDA paper runs it (section 6.3).'''
-
-        name = "addition"
-        paper = "RDA paper, section 6.3 (Table 1)"
-        value_channel = 0
-
-        def __init__(self, length=1000):
-            super().__init__(length=length)
-    ```
+    that is not registered itself) and registers the class under its `name`
+    (e.g. `keras_rda.lab.tasks.RDAAddingProblem`).
 
     Returns:
         `cls`, registered.

@@ -16,9 +16,6 @@ class FFAVariableAddingProblem(FFAAddingProblem):
     Args:
         min_length: the shortest sequence (50).
         max_length: the longest sequence (10000).
-
-    Reference:
-        Raffel & Ellis 2016, section 2.3.
     """
 
     name = "ffa-addition-variable"

@@ -18,9 +18,6 @@ class FFAVariableMultiplicationProblem(FFAMultiplicationProblem):
     Args:
         min_length: the shortest sequence (50).
         max_length: the longest sequence (10000).
-
-    Reference:
-        Raffel & Ellis 2016, section 2.3.
     """
 
     name = "ffa-multiplication-variable"

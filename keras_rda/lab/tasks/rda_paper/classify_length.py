@@ -35,9 +35,6 @@ class ClassifyLength(Task):
     Args:
         max_length: the longest sequence (the paper's 1000).
         min_length: the shortest sequence (1 in the RDA paper).
-
-    Reference:
-        Maginnis & Richemond 2017 (RDA paper), section 6.3, Table 2.
     """
 
     name = "classify-length"

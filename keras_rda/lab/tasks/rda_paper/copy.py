@@ -34,9 +34,6 @@ class Copy(Task):
             paper's variable copy).
         copy_length: symbols to memorise S (not stated in the paper; 10 as
             the RWA paper's variable copy).
-
-    Reference:
-        Maginnis & Richemond 2017 (RDA paper), section 6.3, Table 5.
     """
 
     name = "copy"

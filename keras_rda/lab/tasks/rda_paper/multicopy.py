@@ -31,9 +31,6 @@ class Multicopy(Copy):
         num_symbols: alphabet size K (8).
         copy_length: symbols per episode S (8).
         gap: steps from the last symbol to the recall marker (2).
-
-    Reference:
-        Maginnis & Richemond 2017 (RDA paper), section 6.4, Table 6.
     """
 
     name = "multicopy"

@@ -18,10 +18,6 @@ class PermutedMnist(SequentialMnist):
         pool: average-pool the 28x28 image by `pool` x `pool` first.
         permutation_seed: seed of the fixed permutation.
         permuted: True (False reads the pixels in order, as `SequentialMnist`).
-
-    Reference:
-        Maginnis & Richemond 2017 (RDA paper), section 6.3, Table 4;
-        Ostmeyer & Cowell 2017 (RWA paper), section 3.6.
     """
 
     name = "pmnist"

@@ -86,9 +86,6 @@ class Reber(Task):
     Args:
         max_length: longest sentence kept (the paper does not say; 30).
         typo_probability: share of sentences with a typo (0.5).
-
-    Reference:
-        Ostmeyer & Cowell 2017 (RWA paper), section 3.2, Figure 2.
     """
 
     name = "reber"

@@ -20,9 +20,6 @@ class RWAClassifyLength(ClassifyLength):
     Args:
         max_length: T (the paper's 1000; it found T = 100 too easy).
         min_length: the shortest sequence (0 in the RWA paper).
-
-    Reference:
-        Ostmeyer & Cowell 2017 (RWA paper), section 3.3, Figure 3.
     """
 
     name = "classify-by-length"

@@ -55,10 +55,6 @@ class Sinusoid(Task):
         length: `T`, points read and points generated (100 in the paper).
         noise: half-width of the uniform noise added to the input points
             (0 for the clean task, 2 for the noisy one, `NoisySinusoid`).
-
-    Reference:
-        Le, Tran & Venkatesh 2019 (UW paper), section 3.4, Figure 3 and
-        Appendix J.
     """
 
     name = "sinusoid"

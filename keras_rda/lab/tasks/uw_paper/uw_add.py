@@ -21,10 +21,6 @@ class UWAdd(UWSequenceTask):
     outputs per step, as section 3.1 states for the discrete tasks). That
     reading is what this task implements. Layout and arguments:
     `UWSequenceTask`.
-
-    Reference:
-        Le, Tran & Venkatesh 2019 (UW paper), section 3.3, Table 2 and
-        Appendix G.
     """
 
     name = "uw-add"

@@ -13,10 +13,6 @@ class UWCopy(UWSequenceTask):
     every input must be recalled. (The RDA paper's `Copy` recalls a few
     symbols after a random delay of blanks, with another generator.)
     Layout, arguments and baseline: `UWSequenceTask`.
-
-    Reference:
-        Le, Tran & Venkatesh 2019 (UW paper), section 3.2, Table 1 and
-        Appendix G.
     """
 
     name = "uw-copy"

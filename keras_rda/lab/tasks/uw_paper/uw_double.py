@@ -13,9 +13,6 @@ class UWDouble(UWSequenceTask):
 
     Output x_1 ... x_T x_1 ... x_T after reading x_1 ... x_T (values 1-10).
     Layout, arguments and baseline: `UWSequenceTask`.
-
-    Reference:
-        Le, Tran & Venkatesh 2019 (UW paper), section 3.1 and Appendix G.
     """
 
     name = "uw-double"

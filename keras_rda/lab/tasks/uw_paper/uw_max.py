@@ -12,10 +12,6 @@ class UWMax(UWSequenceTask):
 
     A reasoning task of the UW paper ("local pairing", section 3.3), on
     values 1-50 (`high=50`). Layout and arguments: `UWSequenceTask`.
-
-    Reference:
-        Le, Tran & Venkatesh 2019 (UW paper), section 3.3, Table 2 and
-        Appendix G.
     """
 
     name = "uw-max"

@@ -10,10 +10,6 @@ class UWReverse(UWSequenceTask):
 
     Output x_T ... x_1 after reading x_1 ... x_T (values 1-10). Layout,
     arguments and baseline: `UWSequenceTask`.
-
-    Reference:
-        Le, Tran & Venkatesh 2019 (UW paper), section 3.2, Table 1 and
-        Appendix G.
     """
 
     name = "uw-reverse"

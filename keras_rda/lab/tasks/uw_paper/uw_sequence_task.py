@@ -1,13 +1,11 @@
 """The base of the UW paper's synthetic discrete tasks.
 
-Double, copy, reverse, add and max (`UWDouble`, `UWCopy`, `UWReverse`,
-`UWAdd`, `UWMax`, one file each) share this generator and differ only in
-the output sequence they ask for.
-
-Le, Tran & Venkatesh, "Learning to Remember More with Less Memorization"
-(ICLR 2019), sections 3.1-3.3 and Appendix G (Table 5). A sequence of `T`
-integers drawn uniformly from `[low, high]` (1-10; 1-50 for max) is read
-("encoding"), then the model emits an output sequence ("decoding"):
+Double, copy, reverse, add and max ("uw-double", "uw-copy", "uw-reverse",
+"uw-add", "uw-max") share this generator and differ only in the output
+sequence. Le, Tran & Venkatesh, "Learning to Remember More with Less
+Memorization" (ICLR 2019), sections 3.1-3.3 and Appendix G (Table 5): a
+sequence of `T` integers drawn uniformly from `[low, high]` (1-10; 1-50 for
+max) is read ("encoding"), then the model emits an output ("decoding"):
 
 | task | output |
 |---|---|
@@ -27,16 +25,11 @@ Layout of one example, `T` encoding steps, one end-of-sequence step, then
 
 `inputs` has `high - low + 1` one-hot channels for the values plus one
 channel for `<eos>`; targets are class indices `y - low` (so 10 classes for
-values 1-10). The loss and the accuracy count only the decoding steps,
-which is the paper's "average accuracy across decoding steps" (section 3.1)
-over "integers sampled uniformly from range [1, 10]" with "10 possible
-outputs per decoding step". The task's
-`encoding_length` (= `T`) is the part a write schedule governs: the paper's
-Uniform Writing interval is floor(T / (D + 1)) over the input, and the memory
-is written every step from `<eos>` on.
-
-The tasks are registered as "uw-double", "uw-copy", "uw-reverse", "uw-add"
-and "uw-max".
+values 1-10). The loss and the accuracy count only the decoding steps:
+the paper's "average accuracy across decoding steps" (section 3.1). The
+task's `encoding_length` (= `T`) is the part a write schedule governs (the
+Uniform Writing interval is floor(T / (D + 1)) over the input; the memory is
+written every step from `<eos>` on).
 
 The authors' code (`thaihungle/UW-DNC`, `synthetic_task.py`) differs in two
 points, both reachable here: it draws the values from 1-9 (`high=9`) and
@@ -44,11 +37,6 @@ appends `<eos>` to the output as well, so the decoding has one more step
 whose target is `<eos>` (class `num_values`), counted by its loss and its
 accuracy (`eos_target=True`). With both, the accuracy is theirs
 (`exact_acc`: matches over `len(output) + 1` steps).
-
-`UWCopy` is the copy idea in this encode-then-decode form
-(the RDA paper's `Copy` recalls a few symbols after a random delay, another
-generator); `UWAdd` is not the adding problem (`AddingProblem`): it pairs
-every input with another, without markers.
 """
 
 import abc
@@ -62,11 +50,8 @@ from keras_rda.utils import validation
 
 
 class _DefaultBaseline:
-    """`Cls.baseline`: the baseline of the class's default parameters.
-
-    For listings of task classes; an instance's own `baseline` (set in
-    `__init__`, for its parameters) takes precedence.
-    """
+    """`Cls.baseline`: the baseline of the class's default parameters (an
+    instance's own, set in `__init__`, takes precedence)."""
 
     def __get__(self, instance, cls):
         return None if inspect.isabstract(cls) else cls().baseline
