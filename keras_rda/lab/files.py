@@ -39,6 +39,13 @@ class DamagedFile(ValueError):
         super().__init__(f"{self.path} is damaged: {reason}")
 
 
+def unreadable(path, what, error):
+    """A `DamagedFile` for `path`: `what` cannot be read, with the first line
+    of `error`'s message (its type's name where it has none)."""
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return DamagedFile(path, f"{what} ({first})")
+
+
 class FolderInUse(RuntimeError):
     """Another process runs into the folder (it holds its `FolderLock`)."""
 

@@ -1,19 +1,8 @@
-"""Checkpoints of the JAX enwik8 loop: the same contents as the TensorFlow
-loop's, in NumPy `.npz` files.
-
-`out_dir/checkpoints/ckpt-STEP.npz` holds, as `TrainingCheckpoint` does:
-
-- the model's weights (`model/0`, `model/1`, ... in `model.weights` order);
-- the optimizer's variables (`optimizer/0`, ...: Adam's iteration count and
-  moments);
-- the step counter (`step`), which is also the data position;
-- the carried state (`carried_state/0`, ...), `[global_batch, size]` each.
-
-Each file is written through a temporary name and renamed
-(`keras_rda.lab.files.replacing`), so a kill leaves the previous checkpoint
-whole; the last 3 are kept. `out_dir/config.json` is checked as in the
-TensorFlow loop (`checkpointing.check_run_config`). Only NumPy and Keras are
-needed: no TensorFlow.
+"""Checkpoints of the JAX enwik8 loop: the TensorFlow loop's contents
+(`checkpointing`) in NumPy files, `out_dir/checkpoints/ckpt-STEP.npz`:
+`model/I` and `optimizer/I` (the variables in order), `step` and
+`carried_state/I`. Each file is written whole or not at all
+(`keras_rda.lab.files.replacing`); the last 3 are kept. No TensorFlow.
 """
 
 import pathlib
@@ -28,6 +17,7 @@ from keras_rda.lab.enwik8.checkpointing import refuse_other_format
 from keras_rda.lab.files import DamagedFile
 from keras_rda.lab.files import make_folder
 from keras_rda.lab.files import replacing
+from keras_rda.lab.files import unreadable
 
 _NAME = re.compile(r"ckpt-(\d+)\.npz")
 
@@ -87,25 +77,37 @@ class ArrayCheckpoint:
         if latest is not None:
             self._restore(latest)
 
-    @property
-    def latest_checkpoint(self):
-        """The path of the checkpoint of the highest step, or None."""
-        found = [
+    def _checkpoints(self):
+        """`[(step, path)]` of the checkpoints here, by step."""
+        return sorted(
             (int(m.group(1)), p)
             for p in self.directory.glob("ckpt-*.npz")
             if (m := _NAME.fullmatch(p.name))
-        ]
-        return max(found)[1] if found else None
+        )
+
+    @property
+    def latest_checkpoint(self):
+        """The path of the checkpoint of the highest step, or None."""
+        found = self._checkpoints()
+        return found[-1][1] if found else None
+
+    def _variables(self):
+        """`{name: variable}` of everything a checkpoint holds but `step`."""
+        groups = {
+            "model": self.model.weights,
+            "optimizer": self.optimizer.variables,
+            "carried_state": self.carried_state,
+        }
+        return {
+            f"{group}/{i}": v
+            for group, variables in groups.items()
+            for i, v in enumerate(variables)
+        }
 
     def _arrays(self):
         arrays = {"step": np.asarray(self.step.numpy())}
-        for group, variables in (
-            ("model", self.model.weights),
-            ("optimizer", self.optimizer.variables),
-            ("carried_state", self.carried_state),
-        ):
-            for i, v in enumerate(variables):
-                arrays[f"{group}/{i}"] = np.asarray(v.numpy())
+        for name, v in self._variables().items():
+            arrays[name] = np.asarray(v.numpy())
         return arrays
 
     def save(self, states=None):
@@ -125,12 +127,7 @@ class ArrayCheckpoint:
         path = self.directory / f"ckpt-{int(self.step.numpy())}.npz"
         with replacing(path) as tmp:  # a hidden name that ends in .npz
             np.savez(tmp, **self._arrays())
-        kept = sorted(
-            (int(m.group(1)), p)
-            for p in self.directory.glob("ckpt-*.npz")
-            if (m := _NAME.fullmatch(p.name))
-        )
-        for _, old in kept[: -self.keep]:
+        for _, old in self._checkpoints()[: -self.keep]:
             old.unlink(missing_ok=True)
         return str(path)
 
@@ -145,10 +142,8 @@ class ArrayCheckpoint:
             with np.load(path) as saved:
                 arrays = {name: saved[name] for name in expected}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise DamagedFile(
-                path, f"the checkpoint cannot be restored ({first})"
-            ) from None
+            what = "the checkpoint cannot be restored"
+            raise unreadable(path, what, error) from None
         for name, value in arrays.items():
             if value.shape != expected[name].shape:
                 raise DamagedFile(
@@ -157,11 +152,6 @@ class ArrayCheckpoint:
                     f"{expected[name].shape}",
                 )
         self.step.assign(arrays["step"])
-        for group, variables in (
-            ("model", self.model.weights),
-            ("optimizer", self.optimizer.variables),
-            ("carried_state", self.carried_state),
-        ):
-            for i, v in enumerate(variables):
-                v.assign(arrays[f"{group}/{i}"])
+        for name, v in self._variables().items():
+            v.assign(arrays[name])
         self.restored_from = str(path)

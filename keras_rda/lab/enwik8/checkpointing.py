@@ -29,6 +29,7 @@ import shutil
 from keras_rda.lab.files import DamagedFile
 from keras_rda.lab.files import make_folder
 from keras_rda.lab.files import read_json
+from keras_rda.lab.files import unreadable
 from keras_rda.lab.files import write_atomically
 
 # What an enwik8 run writes in its output folder (see `discard`).
@@ -198,10 +199,8 @@ class TrainingCheckpoint:
             IndexError,
             KeyError,
         ) as error:
-            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise DamagedFile(
-                prefix, f"the checkpoint cannot be restored ({first})"
-            ) from None
+            what = "the checkpoint cannot be restored"
+            raise unreadable(prefix, what, error) from None
         self.restored_from = prefix
 
     def _check_run_config(self, run_config):

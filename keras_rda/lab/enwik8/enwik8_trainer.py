@@ -1,30 +1,10 @@
 """Compiled truncated-BPTT training of the enwik8 model (TensorFlow or JAX).
 
-`Enwik8Trainer` puts together parts with one job each:
-
-- the backend's parts (`tensorflow_parts.TensorFlowParts`,
-  `jax_parts.JaxParts`): the compiled train and eval step of one segment
-  with the state carried in and out, the global gradient clipped and Adam's
-  update (RDA paper, section 6.1), the checkpoint, and the placement of a
-  batch on the replicas or devices;
-- the checkpoint (model, optimizer, step counter = the data position,
-  carried state), restored on creation;
-- `loop_hooks`: what happens between steps (logging, periodic validation,
-  periodic checkpoints, a user callback);
-- `stop_signals.StopSignals`: SIGINT/SIGTERM only raise a flag; the step in
-  flight finishes, then the checkpoint is written and `train` returns.
-  Creating a trainer on the same `out_dir` restores the latest checkpoint,
-  so rerunning the same command continues with the next step: none lost,
-  none repeated.
-
-Logged: a progress bar (BPC, characters/second), `history.jsonl` and
-TensorBoard scalars (see `run_log`), and `out_dir/results.json`.
-
-On TensorFlow the step is a `tf.function(jit_compile=True)` under any
-`tf.distribute` strategy; on JAX one `jax.jit` program through Keras's
-stateless API, on one device or under `keras.distribution.DataParallel`.
-Under another `KERAS_BACKEND` the trainer refuses to start with a
-`ValueError` that names it and the supported ones.
+`Enwik8Trainer` puts the parts of `keras_rda.lab.enwik8` together: the
+backend's compiled steps and checkpoint, the hooks between steps, and the
+stop signals (SIGINT/SIGTERM let the step in flight finish, then the
+checkpoint is written and `train` returns; a trainer created on the same
+`out_dir` continues with the next step: none lost, none repeated).
 """
 
 import dataclasses

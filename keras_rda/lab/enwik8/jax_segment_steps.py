@@ -20,9 +20,8 @@ rows over the devices and the variables replicated; the loss is summed over
 the global batch inside the program, so JAX inserts the all-reduce itself and
 the clipped gradient, the update and the result are those of one device.
 
-The variables stay Keras variables: after each step their new values are
-assigned back (on JAX an assignment rebinds an array, no copy), so
-evaluation and checkpoints read the model and optimizer as usual.
+The variables stay Keras variables: their new values are assigned back
+after each step (no copy on JAX), for evaluation and checkpoints.
 """
 
 import jax

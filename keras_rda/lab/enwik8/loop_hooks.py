@@ -1,16 +1,7 @@
-"""What the enwik8 loop does between steps, one hook per job.
-
-The loop (`Enwik8Trainer.train`) runs the compiled step and then calls
-every hook's `on_step_end(step, nats, states)` in order:
-
-- `TrainProgress`: every `log_every` steps (and at the last one) the
-  interval's bits per character and characters/second, to the run log
-  (TensorBoard, `history.jsonl`) and the progress bar;
-- `PeriodicValidation`: every `eval_every` steps, BPC on (the start of) the
-  validation split; its time does not count as training time;
-- `PeriodicCheckpoint`: every `checkpoint_every` steps, a checkpoint;
-- `StepCallback`: a user function `on_step(step)`.
-"""
+"""What the enwik8 loop does between steps, one hook per job: after each
+compiled step `Enwik8Trainer.train` calls every hook's `on_step_end(step,
+nats, states)` in order (`TrainProgress`, `PeriodicValidation`,
+`PeriodicCheckpoint`, `StepCallback`)."""
 
 import contextlib
 import math

@@ -5,26 +5,20 @@ contiguous rows of a split (see `keras_rda.lab.datasets.enwik8`):
 
 1. per replica, in one `tf.function(jit_compile=True)`: the initial state
    (the carried state, or the layer's initial state at the start of an
-   epoch), the forward pass over the segment, the cross-entropy summed over
-   the replica's characters and divided by the *global* number of characters
-   in the step (`global_batch * bptt`), and its gradients. The new state is
-   returned through `stop_gradient`, so no gradient crosses a segment
-   boundary (RDA paper, section 6.1: "truncated backpropagation every 250
-   timesteps, and use the last hidden state of the sequence as the initial
-   hidden state of the next sequence");
-2. the gradients are summed over replicas (so they are the gradient of the
-   mean loss over the global batch), clipped element-wise to
-   `[-clipvalue, clipvalue]` (section 6.1: "Gradients are clipped between -1
-   and 1") and applied by Adam. Clipping acts on the global gradient, so the
-   update does not depend on the number of replicas.
+   epoch), the forward pass, the cross-entropy summed over the replica's
+   characters and divided by the *global* number of characters in the step
+   (`global_batch * bptt`), and its gradients. The new state is returned
+   through `stop_gradient`: no gradient crosses a segment boundary (RDA
+   paper, section 6.1);
+2. the gradients are summed over replicas, clipped element-wise to
+   `[-clipvalue, clipvalue]` and applied by Adam: the update does not depend
+   on the number of replicas.
 
-With one replica (no strategy) the whole step, Adam update included, is one
-XLA program. Under `MirroredStrategy` the all-reduce runs between the XLA
-program of step 1 and the update; on TPU `strategy.run` compiles everything
-with XLA anyway. (Nesting one jit-compiled function inside another makes TF
-recompile the inner one at every call, so exactly one level is compiled.)
-
-TensorFlow only: `tf.function`, `tf.GradientTape`, `tf.distribute`.
+With one replica the whole step, Adam update included, is one XLA program;
+under `MirroredStrategy` the all-reduce runs between the XLA program of
+step 1 and the update; on TPU `strategy.run` compiles everything. (A
+jit-compiled function nested in another is recompiled at every call, so
+exactly one level is compiled.)
 """
 
 import keras
@@ -74,15 +68,11 @@ class SegmentSteps:
     all replicas' characters, and the per-replica new state.
 
     Attributes:
-        train: the training step (forward, backward, all-reduce, clipping,
-            Adam), a `tf.function`.
+        train: the training step, a `tf.function`.
         evaluate: the evaluation step (forward only), a `tf.function`.
         xla_function: the function compiled with `jit_compile=True`: the
             whole replica step with one replica, its forward/backward with
             several, None on TPU (where `strategy.run` compiles it).
-
-    Reference:
-        RDA paper, section 6.1 (truncated BPTT, clipping to [-1, 1], Adam).
     """
 
     def __init__(self, model, optimizer, strategy, global_chars, clipvalue):

@@ -18,6 +18,7 @@ from keras_rda.lab.files import DamagedFile
 from keras_rda.lab.files import make_folder
 from keras_rda.lab.files import read_json
 from keras_rda.lab.files import replacing
+from keras_rda.lab.files import unreadable
 from keras_rda.lab.files import write_atomically
 from keras_rda.utils import validation
 
@@ -45,8 +46,7 @@ def load_weights(model, path):
     try:
         model.load_weights(path)
     except (OSError, ValueError, KeyError) as error:
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise DamagedFile(path, f"its weights cannot be loaded ({first})") from None
+        raise unreadable(path, "its weights cannot be loaded", error) from None
 
 
 class RunCheckpoint:
