@@ -1,15 +1,9 @@
-"""Every Keras-internal (`keras.src`) name the lab uses, in one place.
-
-The library's are in `keras_rda.utils.keras_compat`; these two serve only
-the lab's training strategies. Each is imported when first asked for, since
-each belongs to one backend:
-
-- `tensorflow_trainer()`: `keras.src.backend.tensorflow.trainer`, whose
-  multi-worker log reduction `keras_rda.lab.runs.run_loop` replaces under
-  `MultiWorkerMirroredStrategy` (keras-team/keras#20585).
-- `jax_distribution_lib()`: `keras.src.backend.jax.distribution_lib`,
-  whose `distribute_data_input` places a global batch on the devices of a
-  `keras.distribution.DataParallel` (`keras_rda.lab.strategies.shard_batch`).
+"""Every Keras-internal (`keras.src`) name the lab uses, in one place (the
+library's are in `keras_rda.utils.keras_compat`), each imported when first
+asked for, since each belongs to one backend: the TensorFlow trainer whose
+multi-worker log reduction `run_loop` replaces (keras-team/keras#20585), and
+JAX's `distribution_lib`, whose `distribute_data_input` places a global
+batch on the devices of a `DataParallel` (`strategies.shard_batch`).
 """
 
 __all__ = ["jax_distribution_lib", "tensorflow_trainer"]

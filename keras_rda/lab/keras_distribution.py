@@ -15,15 +15,6 @@ class KerasDistribution:
     Args:
         distribution: the `keras.distribution.Distribution` (a
             `DataParallel`).
-
-    Example:
-        >>> import keras
-        >>> dp = keras.distribution.DataParallel(
-        ...     devices=keras.distribution.list_devices())  # doctest: +SKIP
-        >>> strategy = KerasDistribution(dp)  # doctest: +SKIP
-        >>> with strategy.scope():  # doctest: +SKIP
-        ...     model = build_model()
-        ...     model.fit(data)
     """
 
     def __init__(self, distribution):

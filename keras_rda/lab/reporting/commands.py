@@ -99,17 +99,10 @@ _MACHINE_PATH = re.compile(
 
 
 def without_machine_paths(text):
-    """`text` with each absolute path of a machine (`/work/...`, `/tmp/...`,
-    `/home/...`, `C:\\...`) replaced by its file name, e.g. a record's note
-    "local file /work/shared/data/ag_news_test.csv" as "local file
-    ag_news_test.csv".
-
-    Args:
-        text: a record's note.
-
-    Returns:
-        The text, every such path shortened to its last component.
-    """
+    """`text` (a record's note) with each absolute path of a machine
+    (`/work/...`, `/tmp/...`, `/home/...`, `C:\\...`) replaced by its file
+    name, e.g. "local file /work/shared/data/ag_news_test.csv" as "local
+    file ag_news_test.csv"."""
 
     def name(match):
         path = match.group(0).rstrip(".:")

@@ -26,13 +26,8 @@ from keras_rda.lab.reporting.report import write_table_record
 RESULTS = provenance.PACKAGE_ROOT / "results"
 
 COMMAND = provenance.command(
-    [
-        "python",
-        "-m",
-        "keras_rda.lab.reporting.speed_summary",
-        "--json",
-        "results/benchmarks/speed_summary.json",
-    ]
+    "python -m keras_rda.lab.reporting.speed_summary "
+    "--json results/benchmarks/speed_summary.json".split()
 )
 
 #: (unit, sizes, reference model, CPU source, GPU source); a source is
@@ -76,15 +71,10 @@ ROWS = [
 ]
 
 
-def _rows_of(record):
-    for row in record["rows"]:
-        yield row["length"], row["xla"], row["model"], row
-
-
 def step_ms(record, length, xla, model):
     """A model's time per training step in a speed record, in ms."""
-    for row_length, row_xla, row_model, row in _rows_of(record):
-        if (row_length, bool(row_xla), row_model) == (length, xla, model):
+    for row in record["rows"]:
+        if (row["length"], bool(row["xla"]), row["model"]) == (length, xla, model):
             return row["ms_per_step"]
     raise KeyError(f"no row ({length}, xla={xla}, {model!r}) in the record")
 
@@ -151,12 +141,11 @@ def summary_table(results_dir=RESULTS):
         for row in cells:
             ratio, where = row[index]
             row[index] = ratio if uniform else f"{ratio} ({where})"
-    rows = cells
     return {
         "benchmark": "speed_summary",
         "columns": columns,
         "align": ["---", "---", "---:", "---:"],
-        "rows": rows,
+        "rows": cells,
         "notes": [
             "Time of one training step (forward, backward, Adam) over the time "
             "of `keras.layers.LSTM` of the same size timed in the same run "

@@ -1,11 +1,7 @@
-"""Zoo entries of Raffel & Ellis (2016): feed-forward attention models.
-
-- `"ffattn"`: the paper's feed-forward model with attention (eq. 1).
-- `"ffmean"`: the same model with the unweighted mean over time (eq. 2),
-  Keras's `GlobalAveragePooling1D`.
-- `"rda-attn"`: `keras_rda.RDA(..., return_sequences=True)` pooled by
-  `FeedForwardAttention`, a combination none of the papers tried.
-- `"lstm-attn"`: the same with `keras.layers.LSTM`, its reference.
+"""Zoo entries of Raffel & Ellis (2016): feed-forward attention models
+("ffattn", eq. 1, and "ffmean", the unweighted mean of eq. 2), and the RDA
+and the LSTM pooled by `FeedForwardAttention` ("rda-attn", "lstm-attn"),
+which none of the papers tried.
 
 Padding. The long-term memory problems pad every batch with all-zero steps
 to its longest length. `"rda-attn"` and `"lstm-attn"` mask that padding.

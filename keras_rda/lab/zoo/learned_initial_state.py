@@ -33,10 +33,6 @@ class LearnedInitialState(keras.layers.Wrapper):
 
     Example:
         >>> layer = LearnedInitialState(keras.layers.LSTM(250), num_states=2)
-
-    Reference:
-        RDA paper (Maginnis & Richemond 2017), section 6.3 and Table 2; the
-        zoo's "lstm" and "gru" use it with `learn_initial_state=True`.
     """
 
     def __init__(self, layer, num_states, **kwargs):

@@ -1,13 +1,7 @@
-"""Zoo entries of the UW paper: DNC and NTM with the four write schedules.
-
-- `"dnc"`: DNC, regular writing (memory accessed every step).
-- `"dnc-uw"`: DNC + Uniform Writing (eq. 8).
-- `"dnc-cuw"`: DNC + Cached Uniform Writing (Algorithm 1, cache 5).
-- `"dnc-rw"`: DNC + random irregular writing (the paper's RW baseline,
-  p = (D + 1) / T). The policy is drawn from the model argument `seed`
-  (default 0; `--model-arg seed=N`), not from the run's seed; the paper
-  averages three policies.
-- `"ntm"`, `"ntm-uw"`: NTM with regular and Uniform Writing.
+"""Zoo entries of the UW paper: DNC and NTM with the four write schedules
+("dnc", "dnc-uw", "dnc-cuw", "dnc-rw", "ntm", "ntm-uw"). The random policy
+of "dnc-rw" is drawn from the model argument `seed` (`--model-arg seed=N`),
+not from the run's seed; the paper averages three policies.
 
 Sizes of Table 1 (Le, Tran & Venkatesh 2019, section 3.2): an LSTM
 controller with `Nh = 100` units (`units`), D = 4 memory slots, CUW cache
@@ -25,12 +19,8 @@ D = 4), RW writes with probability (D + 1) / T there, and from step T + 1 on
 step, as the paper does while decoding (Appendix J). Tasks without an
 `encoding_length` are governed over their whole `sequence_length`.
 
-The models are the `DNC` / `NTM` layers over an input of the task's declared
-length, so the schedules run without a conditional and compile with XLA
-(`--jit`); masked tasks (unknown length) use the cells' conditional path.
 The output `y_t = W_y [o_t, r_t] + b_y` is the model's output (logits for
-classification), as in the DNC; one per step when `task.per_step`, else the
-last step's.
+classification), as in the DNC.
 """
 
 import importlib

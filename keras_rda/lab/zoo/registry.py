@@ -112,22 +112,18 @@ class ModelSpec:
         return kwargs
 
     def gradient_clip(self, clipvalue=None, clipnorm=None, global_clipnorm=None):
-        """The optimiser's clipping arguments: `{"clipvalue": v}`,
-        `{"clipnorm": n}`, `{"global_clipnorm": n}` or `{}`.
-
-        Keras takes one of the three; by default the model's element-wise
-        clip (`clipvalue`).
+        """The optimiser's one clipping argument: `{"clipvalue": v}`,
+        `{"clipnorm": n}`, `{"global_clipnorm": n}` or `{}` (by default the
+        model's element-wise clip).
 
         Args:
-            clipvalue: overrides the model's element-wise gradient clip
-                (a task whose paper trains every model alike sets it);
+            clipvalue: overrides the model's element-wise gradient clip;
                 0 means none.
             clipnorm: clip each gradient tensor's norm to this instead
-                (Keras's `clipnorm`); pass `clipvalue=0` with it, since Keras
-                would silently ignore an element-wise clip next to it.
+                (with `clipvalue=0`: Keras would silently ignore an
+                element-wise clip next to it).
             global_clipnorm: clip the norm of all the gradients together
-                to this instead (Keras's `global_clipnorm`); pass
-                `clipvalue=0` with it, as with `clipnorm`.
+                to this instead (with `clipvalue=0`).
 
         Raises:
             ValueError: `clipnorm` or `global_clipnorm` with a non-zero
@@ -169,24 +165,13 @@ class ModelSpec:
         )
 
 
-def register_model(
-    name,
-    *,
-    description="",
-    paper="",
-    learning_rate=1e-3,
-    clipvalue=None,
-    batch_size=100,
-    units=None,
-    layer=None,
-    passes_to=None,
-    fixed=(),
-):
+def register_model(name, *, description="", fixed=(), **settings):
     """Decorator registering `build(task, **overrides)` as zoo model `name`.
 
-    `layer` is the model's recurrent-layer factory (see `ModelSpec.layer`),
-    `passes_to` what receives `build`'s `**kwargs` (`ModelSpec.passes_to`)
-    and `fixed` what `build` sets of its arguments itself.
+    `settings` are the other fields of its `ModelSpec` (`paper`,
+    `learning_rate`, `clipvalue`, `batch_size`, `units`, `layer`,
+    `passes_to`); `description` defaults to the first line of `build`'s
+    docstring.
     """
 
     def decorator(build):
@@ -196,14 +181,8 @@ def register_model(
             name=name,
             build=build,
             description=description or (build.__doc__ or "").strip().split("\n")[0],
-            paper=paper,
-            learning_rate=learning_rate,
-            clipvalue=clipvalue,
-            batch_size=batch_size,
-            units=units,
-            layer=layer,
-            passes_to=passes_to,
             fixed=tuple(fixed),
+            **settings,
         )
         return build
 
