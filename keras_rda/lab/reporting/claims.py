@@ -28,26 +28,24 @@ A reading (one entry of `ours`) names a record (or a list of records whose
 runs are pooled) and what to read from it (`value`):
 
 - run records (`keras-rda train`/`compare`), the runs of `model` (and
-  `seeds`, if given): `steps_to_threshold` (the task's threshold; a run that
-  never met it reads "more than the steps it ran"), `final` (the held-out
-  score at the end; `metric` to read another, e.g. `"loss"`), `best` (the
-  best held-out score of the curve), `largest_drop` (the largest fall of the
-  held-out score between two evaluations), `first_step` (the first evaluated step
-  whose `key` satisfies `op` `at`, e.g. `val_accuracy >= 0.99`),
-  `steps_run`, `seconds` (the run's wall-clock seconds);
+  `seeds`, if given): `steps_to_threshold` (a run that never met the
+  threshold reads "more than the steps it ran"), `final` (the held-out
+  score at the end; `metric` to read another, e.g. `"loss"`), `best`,
+  `largest_drop` (the largest fall of the held-out score between two
+  evaluations), `first_step` (the first evaluated step whose `key`
+  satisfies `op` `at`, e.g. `val_accuracy >= 0.99`), `steps_run`,
+  `seconds`; with `up_to` (a step), each run is read as if it had stopped
+  there, so that runs of different lengths compare after the same training;
 - table and benchmark records (with `rows`): `row`, the row whose cells
-  equal `where` (by column name for list rows), its `column`/`field`;
-- trial records (with `trials`, e.g. those of
-  `keras_rda.lab.diagnostics.attention_table1`): `epochs_to_100` (fewest
-  epochs to 100% over the matching trials' learning rates; never reaching
-  it reads "more than the epochs run") or `best_accuracy`;
+  equal `where`, its `column`/`field`;
+- trial records (with `trials`, e.g. `keras_rda.lab.diagnostics
+  .attention_table1`'s): `epochs_to_100` (fewest epochs to 100% over the
+  matching trials; never reaching it reads "more than the epochs run") or
+  `best_accuracy`;
 - enwik8 records: `enwik8`, the `field` of `model`'s run.
 
-Several runs (seeds, policies) are combined by `aggregate` (`median` by
-default, `mean`, `min`, `max`). A run reading with `up_to` (a step) reads
-each run as if it had stopped there: its curve cut at that step, `final`
-the held-out score of its last evaluation up to it, so that records of
-runs of different lengths are compared after the same training.
+Several runs are combined by `aggregate` (`median` by default, `mean`,
+`min`, `max`).
 
 A value that is only bounded ("more than 3,600 steps") is an interval, and a
 condition holds only when it holds for every value in the intervals, so
@@ -61,42 +59,32 @@ with its conditions:
 - reproduced: every direction and magnitude condition holds;
 - direction only: every direction condition holds (and not every
   magnitude condition, unless the claim gives none);
-- inconclusive (budget): the runs stopped short of the paper's budget
-  (`budget` below) and their outcome does not contradict the paper: some
-  condition fails (a direction condition, or a magnitude condition of a
-  claim without direction conditions), and no condition is contradicted;
+- inconclusive (budget): the runs stopped short of the paper's budget and
+  some condition fails (a direction condition, or a magnitude condition of
+  a claim without direction conditions), but none is contradicted;
 - not reproduced: some condition fails, and, where the runs stopped short
   of the paper's budget, some condition is contradicted;
 - not run: no readings and no conditions.
 
-A condition that fails is not yet contradicted: it is *contradicted* when
-its reverse holds for every run the two sides read, beyond the seeds'
-spread and beyond the condition's `tie` (a margin within which the two
-sides count as equal, e.g. the held-out noise of one seed): `A < B` (or
-`<=`) when the lowest of A's runs exceeds the highest of B's by more than
-`tie`, `>` and `>=` the other way round, `~` when every run is farther
-than `tol` + `tie` from the right side, `never` when it was met. `met` is
-never contradicted by a run stopped short (it may meet it later). A tie
-or a threshold no unit met within the run contradicts nothing.
+A failed condition is *contradicted* when its reverse holds for every run
+the two sides read, beyond the seeds' spread and the condition's `tie` (a
+margin within which the sides count as equal): `A < B` (or `<=`) when the
+lowest of A's runs exceeds the highest of B's by more than `tie`, `>` and
+`>=` the other way round, `~` when every run is farther than `tol` + `tie`
+from the right side, `never` when it was met; `met` never is (a run stopped
+short may meet it later).
 
-A claim's `budget` is the paper's (a dict, or a list of dicts for claims
-with parts of different budgets), each citing where the paper states it
-(`source`: a section, table, figure or appendix), naming the `readings`
-(labels; all run and trial readings by default) it applies to and any of
-`steps`, `epochs` (with `steps_per_epoch` for run records), `seeds` and
-`scale` (the paper's sizes in words; a `part` names the entry in the
-note). Where the paper reports the steps (or epochs) at which a unit got
-there, that number is its budget. Where the paper states none of them,
-`unstated` says what it leaves out, and the note says so. What the runs
-took is read from their records (`ran`). They fall short
-(`shortfalls`) where a run stopped before the paper's steps or epochs
-(other than at its threshold, under `--until-threshold`; a trial: other
-than at 100%), where fewer seeds ran than the paper's, or, where the
-entry states the paper's `scale`, where a record ran at another (its
-`scale`: a preset's name, which flags such as `--seq-len` may override,
-so it is not read alone). The note of every claim in the verdict table
-says the steps (or epochs), seeds and CPU-hours its runs took, where
-the paper states its budget, and how far short of it they fell.
+A claim's `budget` is the paper's (a dict, or a list of dicts for parts of
+different budgets), each citing its `source`, naming the `readings` it
+applies to (default: every run and trial reading) and any of `steps`,
+`epochs` (with `steps_per_epoch` for run records), `seeds` and `scale` (the
+paper's sizes in words; `part` names the entry in the note); `unstated`
+says what a paper that states none of them leaves out. The runs fall short
+(`shortfalls`) where one stopped before the paper's steps or epochs (other
+than at its threshold under `--until-threshold`, or a trial at 100%), where
+fewer seeds ran, or, where the entry states a `scale`, where a record ran
+at another preset. Every claim's note says what its runs took (`ran`):
+steps or epochs, seeds and CPU-hours, against the paper's budget.
 """
 
 import dataclasses
@@ -450,7 +438,7 @@ class Ran:
     """What the runs a claim reads took: their steps and epochs (each
     `(fewest, most)` or None), seeds, hours of CPU time (a CPU machine's
     `cpu_seconds`), of wall clock on an accelerator and of wall clock only
-    (a record that keeps no CPU time), how many runs, and their scales."""
+    (a record that keeps no CPU time), and how many runs."""
 
     steps: tuple
     epochs: tuple
@@ -459,7 +447,6 @@ class Ran:
     gpu_hours: float
     wall_hours: float
     runs: int
-    scales: tuple
 
 
 def _accelerated(data):
@@ -472,7 +459,7 @@ def ran(claim, results_dir, labels=None):
     pieces = _pieces(claim, results_dir, labels)
     if not pieces:
         return None
-    steps, epochs, seeds, scales = [], [], set(), set()
+    steps, epochs, seeds = [], [], set()
     cpu = gpu = wall = 0.0
     for kind, data, item, _ in pieces.values():
         if kind == "run":
@@ -481,8 +468,6 @@ def ran(claim, results_dir, labels=None):
         else:
             epochs.append(len(item["accuracy_per_epoch"]))
             seeds.update(provenance(data)[2])
-        if data.get("scale"):
-            scales.add(data["scale"])
         if _accelerated(data):
             gpu += item.get("seconds") or 0.0
         elif item.get("cpu_seconds") is not None:
@@ -501,7 +486,6 @@ def ran(claim, results_dir, labels=None):
         gpu_hours=gpu / 3600,
         wall_hours=wall / 3600,
         runs=len(pieces),
-        scales=tuple(sorted(scales)),
     )
 
 
@@ -914,22 +898,15 @@ def _escape(text):
 
 def claims_markdown(data, results_dir, name="claims"):
     """The verdict table of the claims record `data` (`results_dir/NAME.json`),
-    every "ours" number read from its record, then each claim's setting and
-    cause, the verdict counts, the record's rules, the claims that read runs
-    made before a fix (`keras_rda.lab.reporting.fixes`) and each record's
-    commit and seeds.
-
-    The table has the four columns a reader scans (the claim, the paper's
-    number, ours, the verdict); the setting and the cause, which run to
-    paragraphs, are notes under it, one per claim.
+    every "ours" number read from its record; under it a note per claim (its
+    setting, budget and cause), the verdict counts and rules, the claims that
+    read runs made before a fix (`keras_rda.lab.reporting.fixes`) and each
+    record's commit and seeds.
 
     Raises:
         ValueError: a record, run or row a reading names is missing.
     """
-    lines = [
-        "| # | claim | paper | ours | verdict |",
-        "|---|---|---|---|---|",
-    ]
+    lines = ["| # | claim | paper | ours | verdict |", "|---|---|---|---|---|"]
     notes = []
     fix_table = fixes.load_fixes(results_dir)
     before = {}  # fix id -> the claims (numbers) reading runs made before it

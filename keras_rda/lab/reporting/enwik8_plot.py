@@ -17,6 +17,7 @@ import argparse
 import json
 import pathlib
 
+from keras_rda.lab.reporting.report import merged_history
 from keras_rda.lab.reporting.report import save_figure
 
 
@@ -29,12 +30,11 @@ def read_history(run_dir):
 def series_of(history):
     """{metric: [(step, value), ...]}, the last value logged for each step."""
     series = {}
-    for line in history:
-        record = dict(line)
-        step = record.pop("step")
-        for name, value in record.items():
-            series.setdefault(name, {})[step] = value  # a resumed run may repeat
-    return {name: sorted(points.items()) for name, points in series.items()}
+    for line in merged_history(history):  # a resumed run may repeat steps
+        for name, value in line.items():
+            if name != "step":
+                series.setdefault(name, []).append((line["step"], value))
+    return series
 
 
 def plot_bpc(histories, labels, path, title="enwik8", smooth=10):

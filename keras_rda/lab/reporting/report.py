@@ -4,6 +4,7 @@ import json
 import math
 import pathlib
 import re
+import statistics
 
 from keras_rda.lab.files import read_json
 from keras_rda.lab.files import replacing
@@ -44,15 +45,8 @@ def _steps_text(steps_to_threshold, steps, diverged=False):
 
 
 def _median(values):
-    """Median of sorted-able numbers, inf for "never"; None for no values."""
-    values = sorted(values)
-    if not values:
-        return None
-    n = len(values)
-    if n % 2:
-        return values[n // 2]
-    low, high = values[n // 2 - 1], values[n // 2]
-    return math.inf if math.isinf(high) else (low + high) / 2
+    """Median of numbers (inf for "never" stays inf); None for no values."""
+    return statistics.median(values) if values else None
 
 
 def _group(runs):
@@ -222,7 +216,7 @@ def write_table_record(path, table, command, append=False, kind="table", **lists
     return write_json(path, record)
 
 
-def _merged_history(history):
+def merged_history(history):
     """History lines merged by step, the last value of each scalar kept (a
     resumed run logs the steps after its checkpoint again), in step order."""
     steps = {}
@@ -254,7 +248,7 @@ def add_enwik8_run(path, run):
 
     path = pathlib.Path(path)
     data = read_json(path) if path.is_file() else {}
-    history = _merged_history(run["history"])
+    history = merged_history(run["history"])
     speeds = [h["train/chars_per_sec"] for h in history if "train/chars_per_sec" in h]
     run = {
         **run,
