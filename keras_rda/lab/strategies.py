@@ -11,19 +11,10 @@ the engine it already has; nothing here distributes by itself:
 | PyTorch    | default                                                      |
 
 Any other pair is a one-line `ValueError` naming the backend and the
-strategies it supports (`BACKEND_STRATEGIES`). TensorFlow is imported when a
-strategy is made, not when this module is imported.
-
-Every strategy has the two members the callers use, `scope()` (build the
-model, and train it, inside it) and `num_replicas_in_sync`. The helpers
-below serve custom loops (the enwik8 loop):
-
-- `active_data_parallel()`: Keras's active `DataParallel`, or None;
-- `shard_batch(batch)`: a global batch split by rows over its devices;
-- `local_rows(batch)`: this host's rows of a global batch (multi-host);
-- `is_chief(strategy)`: whether this process writes records and
-  checkpoints (False on the other workers of `multi-worker`, and on JAX
-  processes other than 0).
+strategies it supports (`BACKEND_STRATEGIES`). Every strategy has the two
+members the callers use, `scope()` (build the model, and train it, inside
+it) and `num_replicas_in_sync`; the other helpers serve custom loops (the
+enwik8 loop).
 """
 
 import contextlib
@@ -96,23 +87,15 @@ def check_strategy(name, backend=None):
 def make_strategy(name="default", tpu=None):
     """The strategy called `name`, on Keras's backend.
 
-    The same name gives the same kind of strategy with or without a GPU:
-    "mirrored" mirrors over all local GPUs when there are any, and over all
-    logical CPU devices otherwise; "data-parallel" splits each batch over
-    `keras.distribution.list_devices()` (all GPUs or TPU cores, else the
-    CPU devices).
-
     Args:
         name: "default" (one CPU or GPU; None means the same);
             TensorFlow: "mirrored" (all local GPUs, else all logical CPUs),
             "multi-worker" (`tf.distribute.MultiWorkerMirroredStrategy`,
             the cluster from the `TF_CONFIG` environment variable) or
             "tpu"; JAX: "data-parallel" (`keras.distribution.DataParallel`
-            over all devices; on several hosts, `keras.distribution
-            .initialize()` is called first when the
-            `KERAS_DISTRIBUTION_NUM_PROCESSES` environment variable is set,
-            with `KERAS_DISTRIBUTION_JOB_ADDRESSES` and
-            `KERAS_DISTRIBUTION_PROCESS_ID`).
+            over `keras.distribution.list_devices()`; on several hosts,
+            `keras.distribution.initialize()` is called first when
+            `KERAS_DISTRIBUTION_NUM_PROCESSES` is set).
         tpu: TPU address for `TPUClusterResolver` ("" or None: the local or
             Colab TPU); only used with "tpu".
 
@@ -205,17 +188,11 @@ def strategy_name(strategy):
 
 
 def is_chief(strategy=None):
-    """Whether this process writes records and checkpoints.
-
-    True except on the workers of a `MultiWorkerMirroredStrategy` other than
-    the chief (the "chief" task of `TF_CONFIG`, else worker 0), and on JAX
-    processes other than 0 of a multi-host run. The others still save (some
-    savers are collective) but into a temporary folder, as TensorFlow's
-    multi-worker guide recommends.
-
-    Args:
-        strategy: a strategy from `make_strategy` (None: this process's
-            JAX process index alone decides).
+    """Whether this process writes records and checkpoints: True except on
+    the workers of a `MultiWorkerMirroredStrategy` other than the chief (the
+    "chief" task of `TF_CONFIG`, else worker 0), and on JAX processes other
+    than 0 (with `strategy` None, the JAX process index alone decides). The
+    others still save (some savers are collective), into a temporary folder.
     """
     resolver = getattr(strategy, "cluster_resolver", None)
     if strategy_name(strategy) != "multi-worker":
@@ -236,12 +213,8 @@ def is_chief(strategy=None):
 
 
 def active_data_parallel():
-    """Keras's active `keras.distribution.DataParallel`, or None.
-
-    Active inside `make_strategy("data-parallel").scope()` (or after
-    `keras.distribution.set_distribution`). A custom loop asks this to know
-    whether to split its batches (`shard_batch`).
-    """
+    """Keras's active `keras.distribution.DataParallel` (inside
+    `make_strategy("data-parallel").scope()`), or None."""
     import keras
 
     if keras.backend.backend() != "jax":
@@ -341,11 +314,6 @@ def shard_batch(batch, distribution=None):
 
     Raises:
         ValueError: `B` does not split over the devices.
-
-    Example:
-        >>> strategy = make_strategy("data-parallel")  # doctest: +SKIP
-        >>> with strategy.scope():  # doctest: +SKIP
-        ...     x = shard_batch(np.zeros((8, 100), "int32"))
     """
     distribution = distribution or active_data_parallel()
     if distribution is None:

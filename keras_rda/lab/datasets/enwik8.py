@@ -1,16 +1,10 @@
 """enwik8 (Hutter Prize Wikipedia) for byte-level language modelling.
 
-The RDA paper (section 6.5) trains on enwik8, "100M characters of 205
-different symbols including XML markup and special characters", split into
-"the first 90M characters for the training set, the next 5M for validation,
-and the final 5M for the test set" (Table 7 reports test bits per character).
-
-Vocabulary: byte level, 256 symbols, and a token is the byte's value
-(`id = byte`, `byte = id`), so the mapping is lossless, needs no vocabulary
-file and is the same for every split and every prefix of the file. enwik8
-uses 205 of the 256 byte values; the other 51 ids never occur in the data and
-a trained softmax gives them vanishing probability, which changes BPC by
-a negligible amount (well under 0.001 bits after a few hundred steps).
+The RDA paper (sections 6.1, 6.5, Table 7) trains on enwik8, 100M characters
+split into the first 90M for training, the next 5M for validation and the
+final 5M for test. A token is the byte's value (256 ids, of which enwik8
+uses 205): lossless, no vocabulary file, the same for every split and
+prefix; the 51 unused ids change BPC by well under 0.001 bits once trained.
 
 The layout for truncated backpropagation through time: a split of N bytes is
 cut into `batch_size` contiguous rows of `L = N // batch_size` bytes (row i is
@@ -28,11 +22,6 @@ ds = data.dataset("train", batch_size=128, bptt=250)
 for inputs, targets in ds.take(2):   # int32 [128, 250] each
     ...
 ```
-
-Reference:
-    Maginnis & Richemond, "Efficiently applying attention to sequential
-    data with the Recurrent Discounted Attention unit", sections 6.1, 6.5,
-    Table 7.
 """
 
 import codecs
@@ -108,10 +97,7 @@ class Enwik8:
         return getattr(self, name)
 
     def dataset(self, split, batch_size, bptt, start_segment=0, drop_remainder=True):
-        """A `tf.data.Dataset` of `(inputs, targets)` segments of `split`.
-
-        See `segment_dataset`.
-        """
+        """`segment_dataset` of `split`."""
         return segment_dataset(
             self.split(split),
             batch_size,

@@ -1,33 +1,19 @@
 """What an RWA/RDA run's unit is doing, logged beside its learning curve.
 
 `make_diagnostics` builds a Keras callback that, at the end of every
-evaluation interval, records the largest training loss of a single batch
-in the interval (`batch_loss_max`: a spike between two evaluations) and
-measures on a fixed probe batch:
-
-- the gradient: its global norm (`grad_norm`), its largest element
-  (`grad_max`) and the fraction of elements above 1 in size
-  (`grad_clipped`, what an element-wise clip at 1 changes);
-- the weights: their global norm (`weight_norm`) and the mean biases of the
-  attention and discount gates (`attention_bias`, `discount_bias`);
-- the unit's internals, from a float64 NumPy run of the recurrence over the
-  probe batch (independent of the package's ops): the attention logits'
-  range (`attention_logit_min`, `attention_logit_max`), the discount gate's
-  mean over batch, time and units (`discount_mean`) and the fraction of
-  gates below 0.5 (`discount_below_half`), the running maximum `m_T` after
-  the last step (`running_max_min`, `running_max_max`), the scale of the
-  sums (`log_denominator_max`: the largest `log d_T = log d^_T + m_T`;
-  `average_max`: the largest `|n_T / d_T|`), and how much the final output
-  still differs between sequences (`output_spread`: the std over the batch
-  of `o_T`, averaged over units; 0 when every sequence gives the same
-  output and the classifier can only guess), and the share of the final
-  average's weight `d_T` that the last tenth of the steps contribute
-  (`tail_weight`, mean over batch and units; near 1 when the discount has
-  forgotten everything before them).
-
-It writes them into the epoch's logs under `diag_<name>`, so a recorder
-placed after it (`keras_rda.lab.runs.recording.make_recorder`) keeps them in
-the curve: `keras-rda train/compare ... --diagnose` does this.
+evaluation interval, writes into the logs (as `diag_<name>`, which the curve
+recorder after it keeps: `keras-rda train/compare ... --diagnose`) the
+largest training loss of one batch in the interval (`batch_loss_max`) and,
+on a fixed probe batch: the gradient's global norm, largest element and
+share above 1 (`grad_norm`, `grad_max`, `grad_clipped`); the weights' norm
+and mean gate biases (`weight_norm`, `attention_bias`, `discount_bias`);
+and the unit's internals from a float64 NumPy run of the recurrence,
+independent of the package's ops: the attention logits' range, the
+discount's mean and share below 0.5, the running maximum `m_T`, the largest
+`log d_T` and `|n_T / d_T|`, the spread of `o_T` over the batch
+(`output_spread`: 0 when every sequence gives the same output) and the
+share of `d_T` the last tenth of the steps contribute (`tail_weight`: near
+1 when the discount has forgotten everything before them).
 """
 
 import numpy as np
@@ -80,13 +66,7 @@ def _log_attention(logits, activation):
 
 
 def unit_internals(cell, inputs):
-    """Runs an RWA/RDA cell over `inputs` in float64 NumPy; its statistics.
-
-    See `run_unit`, which also returns the outputs.
-
-    Returns:
-        A dict of the unit's keys of `DIAGNOSTIC_KEYS` (floats).
-    """
+    """The statistics of `run_unit` (without its output)."""
     return run_unit(cell, inputs)[1]
 
 
