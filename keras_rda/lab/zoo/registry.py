@@ -1,10 +1,6 @@
-"""The model zoo: named models for the papers' comparisons.
-
-A zoo entry turns a `keras_rda.lab.tasks.Task` into an uncompiled `keras.Model`
-with the right head for the task, plus the optimiser settings of the paper
-the model comes from. The command line looks models up here by name.
-
-Register a model with the decorator:
+"""The model zoo: named models for the papers' comparisons, each turning a
+`keras_rda.lab.tasks.Task` into an uncompiled `keras.Model` with the paper's
+optimiser settings. Register a model with the decorator:
 
 ```python
 @register_model("rda", paper="RDA paper, section 6.1", learning_rate=1e-3,
@@ -39,17 +35,12 @@ class ModelSpec:
         batch_size: the paper's batch size.
         units: the paper's hidden size (informational; `build` default).
         layer: for single-layer recurrent models, `layer(units, **kwargs)`
-            returning the model's recurrent Keras layer with the zoo's
-            settings (other models built around the same unit, such as the
-            enwik8 character model, use it so that a name means one unit);
-            None for other models.
-        passes_to: for a `build` that passes its other keyword arguments
-            (`**kwargs`) on, a function of no arguments returning what
-            receives them (a layer class, a model function), so that
-            `arguments` can list them without importing it before it is
-            asked; None when `build` names every argument it takes.
-        fixed: the arguments of `passes_to` that `build` sets itself
-            (e.g. `return_sequences`, `name`), which a user cannot pass.
+            returning the recurrent layer with the zoo's settings (the enwik8
+            model uses it, so that a name means one unit); else None.
+        passes_to: for a `build` that passes its `**kwargs` on, a function
+            of no arguments returning what receives them (imported only when
+            `arguments` asks); None when `build` names every argument.
+        fixed: the arguments of `passes_to` that `build` sets itself.
     """
 
     name: str
@@ -65,13 +56,9 @@ class ModelSpec:
     fixed: tuple[str, ...] = ()
 
     def arguments(self):
-        """The keyword arguments `build` takes besides `task`, sorted.
-
-        Those it passes on (`passes_to`) are included: a layer class's
-        constructor arguments and, for a Keras layer, those of
-        `keras.layers.Layer` (`name`, `dtype`, ...). None when `build`
-        passes arguments on to something unnamed (any is taken).
-        """
+        """The keyword arguments `build` takes besides `task`, sorted, those it
+        passes on (`passes_to`, and a Keras layer's base arguments) included;
+        None when it passes them on to something unnamed (any is taken)."""
         names, passes_on = keyword_arguments(self.build)
         names.discard("task")
         if passes_on:
@@ -173,6 +160,9 @@ def register_model(name, *, description="", fixed=(), **settings):
     `passes_to`); `description` defaults to the first line of `build`'s
     docstring.
     """
+    unknown = sorted(set(settings) - {f.name for f in dataclasses.fields(ModelSpec)})
+    if unknown:
+        raise TypeError(f"register_model() got an unexpected argument {unknown[0]!r}")
 
     def decorator(build):
         if name in _REGISTRY:
