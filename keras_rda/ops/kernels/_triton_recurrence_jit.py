@@ -29,8 +29,10 @@ left operand (`h_{t-1}` forward, `dG_t` backward) back from the output the
 same program has just written, in `BLOCK_K` column chunks (a register
 tensor cannot be sliced), after a barrier, up to `U_PAD` (not `BLOCK_U`);
 `R` is read from the cache in `[BLOCK_K, BLOCK_U]` tiles. The program's
-tile (`_tile`) and groups of tiles read or written together travel between
-the helpers as tuples (Triton inlines every helper).
+tile (`_tile`), the recurrent matmul's settings `matmul: tl.constexpr =
+(U_PAD, BLOCK_K, PRECISION, EMULATE)` (built once per kernel, read by index
+in `_gate_matmul`) and groups of tiles read or written together travel
+between the helpers as tuples (Triton inlines every helper).
 """
 
 import triton
@@ -265,14 +267,12 @@ def _gate_matmul(
     row_ok,
     cols,
     U,
-    U_PAD: tl.constexpr,
-    BLOCK_K: tl.constexpr,
+    matmul,
     HAS_SCALE: tl.constexpr,
-    PRECISION: tl.constexpr,
-    EMULATE: tl.constexpr,
 ):
     """`acc + (LEFT[rows, :U] * SCALE) @ RIGHT[:U_PAD, :U_PAD]`, float32,
-    `[BLOCK_B, BLOCK_U]`, over `BLOCK_K`-column chunks of the left operand.
+    `[BLOCK_B, BLOCK_U]`, over `BLOCK_K`-column chunks of the left operand,
+    with the settings `matmul = (U_PAD, BLOCK_K, PRECISION, EMULATE)`.
 
     The dots by `PRECISION` (`_dot`): IEEE float32 (`FLOAT32`), TF32 tensor
     cores (`TF32`), or bfloat16 operands (`BFLOAT16`); they accumulate in
@@ -283,6 +283,11 @@ def _gate_matmul(
     j * right_col_stride`, zero past `U` (the padded `R`); `scale_ptr` a
     `[batch, units]` matrix (row stride `U`).
     """
+    # Indexed, not unpacked: Triton keeps a tuple's constexprs through `[i]`.
+    U_PAD: tl.constexpr = matmul[0]
+    BLOCK_K: tl.constexpr = matmul[1]
+    PRECISION: tl.constexpr = matmul[2]
+    EMULATE: tl.constexpr = matmul[3]
     right_ok = (cols < U_PAD)[None, :]
     for k0 in range(0, U_PAD, BLOCK_K):
         ks = k0 + tl.arange(0, BLOCK_K)
@@ -356,14 +361,12 @@ def _gate_preactivation(
     U,
     NUM_GATES: tl.constexpr,
     HAS_RECURRENT_MASK: tl.constexpr,
-    U_PAD: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    PRECISION: tl.constexpr,
-    EMULATE: tl.constexpr,
+    matmul,
 ):
     """`G_t`'s block `gate` (0: g, 1: a, 2: gamma): `P_t`'s block `gate + 1`
     plus `(h_{t-1} r) R` of that block, `h_{t-1}` at `left_ptr`."""
     rows, row_ok, cols, ok, _, p_row, _ = tile
+    U_PAD: tl.constexpr = matmul[0]
     acc = tl.load(P_t + p_row + (gate + 1) * U, mask=ok, other=0.0)
     return _gate_matmul(
         acc=acc.to(tl.float32),
@@ -377,11 +380,8 @@ def _gate_preactivation(
         row_ok=row_ok,
         cols=cols,
         U=U,
-        U_PAD=U_PAD,
-        BLOCK_K=BLOCK_K,
+        matmul=matmul,
         HAS_SCALE=HAS_RECURRENT_MASK,
-        PRECISION=PRECISION,
-        EMULATE=EMULATE,
     )
 
 
@@ -398,10 +398,7 @@ def _forward_gates(
     U,
     NUM_GATES: tl.constexpr,
     HAS_RECURRENT_MASK: tl.constexpr,
-    U_PAD: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    PRECISION: tl.constexpr,
-    EMULATE: tl.constexpr,
+    matmul,
 ):
     """Step `t`'s `(u_t, G^g_t, G^a_t, G^gamma_t)`: `G_t = P_t[g, a, gamma]
     + (h_{t-1} r) R`, `h_{t-1}` read back from `H0` or `H[t - 1]`
@@ -415,51 +412,15 @@ def _forward_gates(
         left_offset = (t - 1) * B * U
     h = left + left_offset
     gates_g = _gate_preactivation(
-        0,
-        P_t,
-        h,
-        R,
-        RM,
-        tile,
-        U,
-        NUM_GATES,
-        HAS_RECURRENT_MASK,
-        U_PAD,
-        BLOCK_K,
-        PRECISION,
-        EMULATE,
+        0, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, matmul
     )
     gates_a = _gate_preactivation(
-        1,
-        P_t,
-        h,
-        R,
-        RM,
-        tile,
-        U,
-        NUM_GATES,
-        HAS_RECURRENT_MASK,
-        U_PAD,
-        BLOCK_K,
-        PRECISION,
-        EMULATE,
+        1, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, matmul
     )
     gates_c = gates_a
     if NUM_GATES == 3:
         gates_c = _gate_preactivation(
-            2,
-            P_t,
-            h,
-            R,
-            RM,
-            tile,
-            U,
-            NUM_GATES,
-            HAS_RECURRENT_MASK,
-            U_PAD,
-            BLOCK_K,
-            PRECISION,
-            EMULATE,
+            2, P_t, h, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, matmul
         )
     _, _, _, ok, _, p_row, _ = tile
     u = tl.load(P_t + p_row, mask=ok, other=0.0).to(tl.float32)
@@ -525,31 +486,21 @@ def forward_kernel(
     BLOCK_K: tl.constexpr,
     U_PAD: tl.constexpr,
 ):
-    """The whole forward time loop for `BLOCK_B` batch rows: writes `H`,
-    the final state (`N_LAST`, `D_LAST`, `M_LAST`, float32 `[batch, units]`)
-    and, with `SAVE`, what the backward pass reads (`G`, `N`, `D`, `M`)."""
+    """The forward pass of the recurrence over all `T` steps, for `BLOCK_B`
+    batch rows: `keras_rda.ops.rda_recurrence`'s forward step (its module
+    docstring has the equations) from `(H0, N0, D0, M0)`, writing every
+    `h_t` to `H`, the final state to `N_LAST`, `D_LAST`, `M_LAST` (float32
+    `[batch, units]`) and, with `SAVE`, what the backward kernel reads (`G`,
+    `N`, `D`, `M`)."""
     NUM_GATES: tl.constexpr = 3 if DISCOUNT else 2
     tile = _tile(B, U, NUM_GATES, BLOCK_B, BLOCK_U)
     rows, row_ok, _, ok, state, _, g_row = tile
+    matmul: tl.constexpr = (U_PAD, BLOCK_K, PRECISION, EMULATE)
     h = _load(H0, state, ok)
     n, d, m = _load3((N0, D0, M0), state, ok)
     for t in range(0, T):
         u, gates_g, gates_a, gates_c = _forward_gates(
-            t,
-            P,
-            H0,
-            H,
-            R,
-            RM,
-            tile,
-            B,
-            U,
-            NUM_GATES,
-            HAS_RECURRENT_MASK,
-            U_PAD,
-            BLOCK_K,
-            PRECISION,
-            EMULATE,
+            t, P, H0, H, R, RM, tile, B, U, NUM_GATES, HAS_RECURRENT_MASK, matmul
         )
         if SAVE:
             G_t = G + t * B * (NUM_GATES * U) + g_row
@@ -648,20 +599,19 @@ def _step_gradients(
 def _backward_matmul(
     DP_t,
     R,
+    RM,
     tile,
     U,
     NUM_GATES: tl.constexpr,
-    BLOCK_B: tl.constexpr,
-    BLOCK_U: tl.constexpr,
-    U_PAD: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    PRECISION: tl.constexpr,
-    EMULATE: tl.constexpr,
+    HAS_RECURRENT_MASK: tl.constexpr,
+    matmul,
 ):
-    """`dG_t R^T`, `[BLOCK_B, BLOCK_U]`: `R^T[j, i]` of gate block `gate` is
-    `R[i, gate * U_PAD + j]`; `dG_t` is read back from `DP_t`."""
-    rows, row_ok, cols, _, _, _, _ = tile
-    acc = tl.full((BLOCK_B, BLOCK_U), 0.0, tl.float32)
+    """`dh_{t-1} = (dG_t R^T) r`, `[BLOCK_B, BLOCK_U]`: `R^T[j, i]` of gate
+    block `gate` is `R[i, gate * U_PAD + j]`; `dG_t` is read back from
+    `DP_t`, `r` from `RM` (with `HAS_RECURRENT_MASK`)."""
+    rows, row_ok, cols, ok, state, _, _ = tile
+    U_PAD: tl.constexpr = matmul[0]
+    acc = tl.full(ok.shape, 0.0, tl.float32)
     for gate in tl.static_range(NUM_GATES):
         acc = _gate_matmul(
             acc=acc,
@@ -675,12 +625,11 @@ def _backward_matmul(
             row_ok=row_ok,
             cols=cols,
             U=U,
-            U_PAD=U_PAD,
-            BLOCK_K=BLOCK_K,
+            matmul=matmul,
             HAS_SCALE=False,
-            PRECISION=PRECISION,
-            EMULATE=EMULATE,
         )
+    if HAS_RECURRENT_MASK:
+        acc = acc * _load(RM, state, ok)
     return acc
 
 
@@ -721,11 +670,16 @@ def backward_kernel(
     BLOCK_K: tl.constexpr,
     U_PAD: tl.constexpr,
 ):
-    """The whole backward time loop (reversed) for `BLOCK_B` batch rows:
-    writes `dP_t` (float32) and the gradients of the initial state."""
+    """The backward pass of `forward_kernel` over all `T` steps in reverse,
+    for `BLOCK_B` batch rows: `keras_rda.ops.rda_recurrence`'s closed-form
+    backward step (its module docstring has the equations) from the
+    upstream `DH` and `(DN_T, DD_T, DM_T)` and what the forward saved,
+    writing `dP_t` (float32; its gate blocks are `dG_t`) and the gradients
+    of the initial state to `DH0`, `DN0`, `DD0`, `DM0`."""
     NUM_GATES: tl.constexpr = 3 if DISCOUNT else 2
     tile = _tile(B, U, NUM_GATES, BLOCK_B, BLOCK_U)
     rows, row_ok, _, ok, state, p_row, _ = tile
+    matmul: tl.constexpr = (U_PAD, BLOCK_K, PRECISION, EMULATE)
     # Gradients of the loss w.r.t. the state after the last step.
     dh = tl.full((BLOCK_B, BLOCK_U), 0.0, tl.float32)
     dn, dd, dm = _load3((DN_T, DD_T, DM_T), state, ok)
@@ -745,22 +699,9 @@ def backward_kernel(
         _store_blocks(DP_t + p_row, U, ok, (d_u, d_g, d_a, d_c), NUM_GATES + 1)
         # The matmul reads dG_t back from DP, written by other threads.
         tl.debug_barrier()
-        # dh_{t-1} = (dG_t R^T) r.
         dh_prev = _backward_matmul(
-            DP_t,
-            R,
-            tile,
-            U,
-            NUM_GATES,
-            BLOCK_B,
-            BLOCK_U,
-            U_PAD,
-            BLOCK_K,
-            PRECISION,
-            EMULATE,
+            DP_t, R, RM, tile, U, NUM_GATES, HAS_RECURRENT_MASK, matmul
         )
-        if HAS_RECURRENT_MASK:
-            dh_prev = dh_prev * _load(RM, state, ok)
         if HAS_MASK:
             dh_prev, dn_prev, dd_prev, dm_prev = _where(
                 real, (dh_prev, dn_prev, dd_prev, dm_prev), (dh, dn, dd, dm)

@@ -412,6 +412,49 @@ def _step_mask(mask, time, batch):
     return mask.reshape(time, batch).to(torch.int8).contiguous()
 
 
+def _launch_arguments(
+    projected,
+    recurrent_kernel,
+    n0,
+    d0,
+    m0,
+    mask,
+    recurrent_mask,
+    discount,
+    attention,
+    hidden,
+    precision,
+):
+    """What both kernels take from the forward op's inputs, as keyword
+    arguments: `P`, `R` (`_recurrent_operand`), `N0`, `D0`, `M0`, the masks
+    `MASK` and `RM` (`projected` in place of an absent one: the kernels do
+    not read it), the sizes `T`, `B`, `U`, the `constexpr` switches
+    (`_constants`) and the block sizes and warps (`_launch_config`).
+
+    Call it after `_kernels()` (as in `_kernels().forward_kernel[grid](...,
+    **_launch_arguments(...))`): the process's interpret mode decides
+    `EMULATE` and how `R` is rounded.
+    """
+    time, batch, _ = projected.shape
+    units = n0.shape[-1]
+    step_mask = _step_mask(mask, time, batch)
+    config = _launch_config(units)
+    return dict(
+        P=projected.contiguous(),
+        R=_recurrent_operand(recurrent_kernel, config.padded_units, precision),
+        N0=n0.contiguous(),
+        D0=d0.contiguous(),
+        M0=m0.contiguous(),
+        MASK=projected if step_mask is None else step_mask,
+        RM=projected if recurrent_mask is None else recurrent_mask.contiguous(),
+        T=time,
+        B=batch,
+        U=units,
+        **_constants(discount, attention, hidden, step_mask, recurrent_mask, precision),
+        **config.launch,
+    )
+
+
 # ------------------------------------------------------------------ the op
 
 
@@ -448,25 +491,14 @@ def rda_recurrence_op(
         (float32; `gates` `[time, batch, (k - 1) units]`, the others
         `[time, batch, units]`), or empty tensors when `save` is False.
     """
-    time, batch, _ = projected.shape
-    units = h0.shape[-1]
+    batch, units = projected.shape[1], h0.shape[-1]
     hidden = _empty_hidden(projected, h0)
-    gates, numerators, denominators, log_scales = _empty_saved(
-        projected, units, discount, save
-    )
+    saved = _empty_saved(projected, units, discount, save)
+    gates, numerators, denominators, log_scales = saved
     f32 = dict(dtype=torch.float32, device=projected.device)
     n, d, m = (torch.empty((batch, units), **f32) for _ in range(3))
-    step_mask = _step_mask(mask, time, batch)
-    config = _launch_config(units)
     _kernels().forward_kernel[_grid(batch)](
-        P=projected.contiguous(),
-        R=_recurrent_operand(recurrent_kernel, config.padded_units, precision),
         H0=h0.contiguous(),
-        N0=n0.contiguous(),
-        D0=d0.contiguous(),
-        M0=m0.contiguous(),
-        MASK=projected if step_mask is None else step_mask,
-        RM=projected if recurrent_mask is None else recurrent_mask.contiguous(),
         H=hidden,
         G=gates,
         N=numerators,
@@ -475,30 +507,22 @@ def rda_recurrence_op(
         N_LAST=n,
         D_LAST=d,
         M_LAST=m,
-        T=time,
-        B=batch,
-        U=units,
         SAVE=save,
-        **_constants(
+        **_launch_arguments(
+            projected,
+            recurrent_kernel,
+            n0,
+            d0,
+            m0,
+            mask,
+            recurrent_mask,
             discount,
             attention_activation,
             hidden_activation,
-            step_mask,
-            recurrent_mask,
             precision,
         ),
-        **config.launch,
     )
-    return (
-        hidden,
-        n.to(n0.dtype),
-        d.to(d0.dtype),
-        m.to(m0.dtype),
-        gates,
-        numerators,
-        denominators,
-        log_scales,
-    )
+    return (hidden, n.to(n0.dtype), d.to(d0.dtype), m.to(m0.dtype), *saved)
 
 
 @rda_recurrence_op.register_fake
@@ -583,20 +607,11 @@ def rda_recurrence_backward_op(
     f32 = dict(dtype=torch.float32, device=projected.device)
     d_projected = torch.empty((time, batch, width), **f32)
     d_h0, d_n0, d_d0, d_m0 = (torch.empty((batch, units), **f32) for _ in range(4))
-    step_mask = _step_mask(mask, time, batch)
-    config = _launch_config(units)
 
     def f32_contiguous(x):
         return x.to(torch.float32).contiguous()
 
     _kernels().backward_kernel[_grid(batch)](
-        P=projected.contiguous(),
-        R=_recurrent_operand(recurrent_kernel, config.padded_units, precision),
-        N0=n0.contiguous(),
-        D0=d0.contiguous(),
-        M0=m0.contiguous(),
-        MASK=projected if step_mask is None else step_mask,
-        RM=projected if recurrent_mask is None else recurrent_mask.contiguous(),
         G=gates,
         N=numerators,
         D=denominators,
@@ -610,18 +625,19 @@ def rda_recurrence_backward_op(
         DN0=d_n0,
         DD0=d_d0,
         DM0=d_m0,
-        T=time,
-        B=batch,
-        U=units,
-        **_constants(
+        **_launch_arguments(
+            projected,
+            recurrent_kernel,
+            n0,
+            d0,
+            m0,
+            mask,
+            recurrent_mask,
             discount,
             attention_activation,
             hidden_activation,
-            step_mask,
-            recurrent_mask,
             precision,
         ),
-        **config.launch,
     )
     return d_projected, d_h0, d_n0, d_d0, d_m0
 
