@@ -1,14 +1,9 @@
-"""Checkpoints of one run: the resume decision, the saver, damaged files.
-
-`RunCheckpoint` owns a run's checkpoint directory (its layout is in the
-class docstring); `open_checkpoint` claims one for a run, refusing a
-directory of another run or of a longer one; `make_checkpoint_callback`
-saves after every evaluation. A killed run loses at most one evaluation
-interval, and a resumed run sees the batches an uninterrupted one would.
-Every file is written atomically (`keras_rda.lab.files`); one that is
-damaged all the same (cut short by a full disk or a copy, deleted, edited)
-raises `keras_rda.lab.files.DamagedFile` naming it, and the run does not
-guess: `keras-rda` says to rerun with `--restart`.
+"""Checkpoints of one run: `RunCheckpoint` owns a run's directory,
+`open_checkpoint` claims one for a run (refusing one of another or a longer
+run), `make_checkpoint_callback` saves after every evaluation. A damaged
+file (cut short, deleted, edited) raises `keras_rda.lab.files.DamagedFile`
+naming it: the run does not guess, and `keras-rda` says to rerun with
+`--restart`.
 """
 
 import json
@@ -59,24 +54,17 @@ class RunCheckpoint:
       mixing two runs. A rerun asking for more steps continues the run,
       finished or not (see `reopen`).
     - `ckpt-<epoch>.weights.h5`: the model and optimizer variables after
-      `epoch` evaluation intervals (Keras `save_weights`).
+      `epoch` evaluation intervals.
     - `latest.json`: the newest complete checkpoint: its epoch and weights
-      file, the learning curve so far, the step that met the threshold and
-      the wall/CPU seconds spent. It is replaced atomically after its weights
-      file is complete, so a kill at any moment leaves the previous
-      checkpoint usable: at most one evaluation interval is lost.
-    - `result.json` and `final.weights.h5`: the finished run. A rerun
-      returns it without training.
-
-    Weights files that `latest.json` does not name are left over from a
-    kill between two writes, and are ignored. A damaged or missing file the
-    run needs (`run.json` beside checkpoints, `latest.json` beside a later
-    checkpoint than the first, the weights it names, `result.json` beside
-    `final.weights.h5`) raises `DamagedFile`.
+      file, the curve so far, the step that met the threshold and the
+      wall/CPU seconds. It is replaced after its weights file is complete,
+      so a kill loses at most one evaluation interval (a weights file it
+      does not name is a leftover, ignored).
+    - `result.json` and `final.weights.h5`: the finished run, which a rerun
+      returns without training.
 
     The data stream's position is the epoch: a resumed run skips
-    `epoch * eval_every` batches of the same seeded stream, so it sees the
-    batches an uninterrupted run would.
+    `epoch * eval_every` batches of the same seeded stream.
 
     Args:
         directory: the run's checkpoint directory (created if missing).
@@ -159,47 +147,44 @@ class RunCheckpoint:
         return int(curve[-1]["step"]) if curve else 0
 
     def reopen(self):
-        """Turns the finished run back into its last checkpoint.
-
-        A run trained to its end can then go on for more steps, exactly as
-        if it had been asked for them at the start: the optimizer's state is
-        part of the weights file, and the data stream skips what was seen.
-        Each file is replaced before the next is removed, so a kill at any
-        moment leaves either the finished run or the checkpoint usable.
-        """
+        """Turns the finished run back into its last checkpoint, to go on for
+        more steps as if asked for them at the start (the optimizer's state
+        is in the weights file). Each file is replaced before the next is
+        removed: a kill leaves the finished run or the checkpoint usable."""
         result = self.finished()
         epoch = int(result["steps"]) // int(result["settings"]["eval_every"])
-        name = f"ckpt-{epoch}.weights.h5"
         final = self.directory / "final.weights.h5"
         if not final.is_file():
             raise DamagedFile(final, "it is missing")
-        with replacing(self.directory / name) as tmp:
-            shutil.copyfile(final, tmp)
-        state = {
-            "curve": result["curve"],
-            "steps_to_threshold": result["steps_to_threshold"],
-            "seconds": result["seconds"],
-            "cpu_seconds": result["cpu_seconds"],
-        }
-        write_atomically(
-            self.directory / "latest.json",
-            json.dumps({"epoch": epoch, "weights": name, **state}),
+        keys = ("curve", "steps_to_threshold", "seconds", "cpu_seconds")
+        self._write(
+            epoch,
+            lambda tmp: shutil.copyfile(final, tmp),
+            {key: result[key] for key in keys},
         )
         (self.directory / "result.json").unlink()
         (self.directory / "final.weights.h5").unlink()
 
     def save(self, model, epoch, state):
         """Writes the checkpoint after `epoch` intervals, then drops older ones."""
-        name = f"ckpt-{epoch}.weights.h5"
-        with replacing(self.directory / name) as tmp:
-            model.save_weights(tmp, overwrite=True)
-        write_atomically(
-            self.directory / "latest.json",
-            json.dumps({"epoch": epoch, "weights": name, **state}),
+        name = self._write(
+            epoch, lambda tmp: model.save_weights(tmp, overwrite=True), state
         )
         for old in self.directory.glob("ckpt-*.weights.h5"):
             if old.name != name:
                 old.unlink()
+
+    def _write(self, epoch, write_weights, state):
+        """The checkpoint of `epoch`: `write_weights(path)` writes its weights
+        file, then `latest.json` names it with `state`. Returns its name."""
+        name = f"ckpt-{epoch}.weights.h5"
+        with replacing(self.directory / name) as tmp:
+            write_weights(tmp)
+        write_atomically(
+            self.directory / "latest.json",
+            json.dumps({"epoch": epoch, "weights": name, **state}),
+        )
+        return name
 
     def restore(self, model, state):
         """Loads the model and optimizer variables of checkpoint `state`.
