@@ -1,9 +1,8 @@
 """keras_rda.lab.diagnostics: analyses behind the papers' verdicts.
 
-Each module computes one table of a paper page or guide and checks one
-part of a paper (a section, an equation or a table) that a training run
-alone does not settle. Each runs as `python -m keras_rda.lab.diagnostics.NAME`
-and writes a table record (`--json`) that `keras-rda report` renders:
+Each module checks one part of a paper that a training run alone does not
+settle, runs as `python -m keras_rda.lab.diagnostics.NAME` and writes a
+table record (`--json`) that `keras-rda report` renders:
 
 - `attention_table1`: Raffel & Ellis's Table 1, epochs until every
   held-out sequence is right, for attention (eq. 1) and the unweighted
@@ -16,7 +15,4 @@ and writes a table record (`--json`) that `keras-rda report` renders:
   3.1, Table 1).
 - `weinet_memory_gradient`: the gradient through WeiNet's memory (eq. 5)
   at initialisation, by recall length and recurrent path.
-
-They use the library through its public API and the lab's tasks,
-datasets, zoo and record writer; nothing imports them.
 """

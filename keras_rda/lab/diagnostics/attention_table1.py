@@ -1,14 +1,11 @@
 """Raffel & Ellis, Table 1: epochs until 100% held-out accuracy.
 
-Checks the feed-forward attention paper's Table 1: attention pooling (the
-paper's eq. 1, the zoo's `ffattn`) against the unweighted mean (eq. 2,
-`ffmean`) on the addition and multiplication problems (`ffa-addition`,
-`ffa-multiplication`) for each T0, with the paper's settings (section 2.1:
-D = 100, Adam, batches of 100, an epoch is 1000 updates, 1000 held-out
-sequences, stop at 100% accuracy or after `--max-epochs`). It prints the
-number of epochs needed or, when not solved, the accuracy after each
-epoch, next to the paper's number; the feed-forward attention paper's page
-shows the records and its claims read them.
+Attention pooling (eq. 1, the zoo's `ffattn`) against the unweighted mean
+(eq. 2, `ffmean`) on `ffa-addition` and `ffa-multiplication` for each T0,
+with the paper's settings (section 2.1: D = 100, Adam, batches of 100,
+epochs of 1000 updates, 1000 held-out sequences, stop at 100% accuracy or
+after `--max-epochs`): the epochs needed or, when not solved, the accuracy
+after each epoch, next to the paper's number.
 
 Run (any backend):
 
@@ -27,8 +24,7 @@ import time
 import keras
 import numpy as np
 
-from keras_rda.lab.reporting.provenance import script_command
-from keras_rda.lab.reporting.report import write_table_record
+from keras_rda.lab.reporting.report import write_script_table
 from keras_rda.lab.tasks import get_task
 from keras_rda.lab.zoo import get_model_spec
 
@@ -188,30 +184,27 @@ def outcome(epochs, accuracies, max_epochs):
 
 def write_record(args, argv, columns, rows, trials):
     """The table record, every trial's accuracy after each epoch with it."""
-    table = {
-        "benchmark": "attention_table1",
-        "columns": columns,
-        "align": ["---", "---", "---:", "---:", "---:", "---:"],
-        "rows": rows,
-        "notes": [
-            f"here: epochs of {args.steps_per_epoch} updates (batch "
-            f"{args.batch_size}) until 100% of the {args.eval_examples} "
-            "held-out sequences are within 0.04 of the target, or the "
-            "accuracy after each epoch run when that never happened; lr: the "
-            "better of the learning rates the row was run at (see the "
-            f"commands); seed {args.seed}. Every trial's accuracy after each "
-            "epoch, at every rate, is in the record's `trials`."
-        ],
-    }
-    path = write_table_record(
+    notes = [
+        f"here: epochs of {args.steps_per_epoch} updates (batch "
+        f"{args.batch_size}) until 100% of the {args.eval_examples} "
+        "held-out sequences are within 0.04 of the target, or the "
+        "accuracy after each epoch run when that never happened; lr: the "
+        "better of the learning rates the row was run at (see the "
+        f"commands); seed {args.seed}. Every trial's accuracy after each "
+        "epoch, at every rate, is in the record's `trials`."
+    ]
+    write_script_table(
         args.json,
-        table,
-        script_command(argv),
+        "attention_table1",
+        columns,
+        rows,
+        notes,
+        argv,
+        align=["---", "---", "---:", "---:", "---:", "---:"],
         append=args.append,
         seeds=[args.seed],
         trials=trials,
     )
-    print(f"record: {path}")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,7 @@ read-out of the last output with respect to every pixel,
 initialisation) with the discount bias started at several values, and for
 the RWA. Per digit: the mean over the digit's middle rows (rows 8-19,
 steps 224-559) and the value at its last ink pixel; the table gives the
-median over the digits. The guide "Choosing a unit" and the RDA paper's
-page show the record.
+median over the digits.
 
 Run (TensorFlow; data from `KERAS_RDA_DATA_DIR`):
 
@@ -29,8 +28,7 @@ import numpy as np
 
 import keras_rda
 from keras_rda.lab.datasets.mnist import mnist
-from keras_rda.lab.reporting.provenance import script_command
-from keras_rda.lab.reporting.report import write_table_record
+from keras_rda.lab.reporting.report import write_script_table
 
 MIDDLE_ROWS = slice(8 * 28, 20 * 28)  # rows 8-19 of the 28x28 digit
 
@@ -128,14 +126,7 @@ def main(argv=None):
         print(" | ".join(row))
     for note in notes:
         print(note)
-    if args.json:
-        table = {
-            "benchmark": "rda_discount_reach",
-            "columns": columns,
-            "rows": rows,
-            "notes": notes,
-        }
-        print("record:", write_table_record(args.json, table, script_command(argv)))
+    write_script_table(args.json, "rda_discount_reach", columns, rows, notes, argv)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ Predictors: the most frequent value at every step (and `<eos>` on its step),
 and "remembers k": the first k outputs right, the most frequent value after.
 A model that scores a, per symbol, recalls about k = L (a - c) / (1 - c)
 symbols beyond chance c; the record's notes give that k for the paper's and
-our LSTM. The UW paper's page shows the record.
+our LSTM.
 
 Run (any backend):
 
@@ -32,8 +32,7 @@ import argparse
 import keras
 import numpy as np
 
-from keras_rda.lab.reporting.provenance import script_command
-from keras_rda.lab.reporting.report import write_table_record
+from keras_rda.lab.reporting.report import write_script_table
 from keras_rda.lab.tasks import get_task
 
 READINGS = {
@@ -130,17 +129,10 @@ def main(argv=None):
         print(" | ".join(row))
     for note in notes:
         print(note)
-    if args.json:
-        table = {
-            "benchmark": "uw_metric_baselines",
-            "columns": columns,
-            "rows": rows,
-            "notes": notes,
-        }
-        path = write_table_record(
-            args.json, table, script_command(argv), seeds=[args.seed]
-        )
-        print("record:", path)
+    benchmark = "uw_metric_baselines"
+    write_script_table(
+        args.json, benchmark, columns, rows, notes, argv, seeds=[args.seed]
+    )
 
 
 if __name__ == "__main__":

@@ -1,40 +1,25 @@
 """The gradient through WeiNet's memory at initialisation, by recall length.
 
-Checks what WeiNet's memory update passes back to its write weights
-before training. WeiNet (Zhang & Zhou) stores associative recall's pairs in
-a fast-weight memory `A_t` updated by the paper's eq. 5,
-`A_t = W_A * A_{t-1} + W_h * h_t h_t^T + W_AH * A_{t-1} * h_t h_t^T`.
-At lengths 9 and 30 it learns the task here; at 50 it stays near twice
-chance (the WeiNet paper's page, claim 4). This module measures, on
-untrained cells of the paper's size (50 units, the appendix's
-initialisation, the zoo's `weinet-rc` / `weinet` models with their
-read-out), for lengths 9, 30 and 50:
+WeiNet (Zhang & Zhou) stores associative recall's pairs in a fast-weight
+memory updated by eq. 5, `A_t = W_A * A_{t-1} + W_h * h_t h_t^T + W_AH *
+A_{t-1} * h_t h_t^T`; here it learns the task at lengths 9 and 30 and stays
+near twice chance at 50 (the WeiNet paper's page, claim 4). On untrained
+zoo models (`weinet-rc`, `weinet`: 50 units, the appendix's
+initialisation) this measures, by length:
 
 - the memory's scale at the query: the largest `|A_T|`, the share of its
-  entries at the cell's safeguard clip (`memory_clip`, 100; `--memory-clip
-  none` removes it, as in the paper), and the share
-  of decay weights `W_A + W_AH h_i h_j` above 1 in magnitude (entries that
-  grow geometrically);
-- the gradient of the loss with respect to the memory-update weights,
-  split by the step it acts on: `|dL/dW_h^{(t)}|`, the norm of the part of
-  `dL/dW_h` contributed at step `t`, k = T - t steps back from the query
-  (median over the batch, per example); and the same at the step where the
-  queried digit was shown (`at the digit`), the one a model must store.
+  entries at the cell's safeguard clip (`--memory-clip none` removes it,
+  as in the paper), and the share of decay weights `W_A + W_AH h_i h_j`
+  above 1 in magnitude;
+- `|dL/dW_h^{(t)}|`, the norm of the part of `dL/dW_h` contributed at step
+  `t`, k = T - t steps back from the query (median over the batch), and
+  the same at the step that showed the queried digit.
 
-With `--decay-stddev` the decay weight `W_A` starts from N(0.9, s) instead
-of the appendix's N(0.9, 0.1) (one of the cheap hypotheses: the
-initialisation's spread), through the cell's `decay_initializer`, the
-argument a training run passes as `--model-arg decay_initializer=...`.
-
-With `--path` the gradient is carried between steps along one recurrent
-path only, to find which one makes the first steps' gradient dominate:
-`memory` stops it through the controller's and reader's states
-(`h_{t-1}`, `e_{t-1}` enter each step as constants), so it flows back
-only through `A_{t-1}` in eq. 5; `controller` stops it through
-`A_{t-1}`, so it flows back only through `h` and `e` (eq. 2 and 7).
-`both` is the cell's full gradient.
-
-The WeiNet paper's page shows the records.
+`--decay-stddev s` starts `W_A` from N(0.9, s) instead of the appendix's
+N(0.9, 0.1) (the cell's `decay_initializer`). `--path` carries the gradient
+between steps along one path only: `memory` (through `A_{t-1}` alone: the
+controller's and reader's states enter each step as constants),
+`controller` (through `h` and `e` alone, eq. 2 and 7), or `both`.
 
 Run (TensorFlow):
 
@@ -49,8 +34,7 @@ import keras
 import numpy as np
 
 from keras_rda.cells import WeiNetCell
-from keras_rda.lab.reporting.provenance import script_command
-from keras_rda.lab.reporting.report import write_table_record
+from keras_rda.lab.reporting.report import write_script_table
 from keras_rda.lab.tasks import get_task
 from keras_rda.lab.zoo.registry import get_model_spec
 from keras_rda.ops import associative as aops
@@ -270,21 +254,16 @@ def main(argv=None):
         "the step that showed the queried digit. decay: the magnitude of "
         "W_A + W_AH h_i h_j at the last step.",
     ]
-    if args.json:
-        table = {
-            "benchmark": "weinet_memory_gradient",
-            "columns": columns,
-            "rows": rows,
-            "notes": notes,
-        }
-        path = write_table_record(
-            args.json,
-            table,
-            script_command(argv),
-            append=args.append,
-            seeds=list(args.seeds),
-        )
-        print("record:", path)
+    write_script_table(
+        args.json,
+        "weinet_memory_gradient",
+        columns,
+        rows,
+        notes,
+        argv,
+        append=args.append,
+        seeds=list(args.seeds),
+    )
 
 
 if __name__ == "__main__":

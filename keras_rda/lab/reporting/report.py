@@ -62,16 +62,10 @@ def _score(run, metric):
 
 
 def results_table(data):
-    """A Markdown table of the runs in record `data` (see `record`).
-
-    With one seed per model, columns: model, steps until the task's
-    threshold (`> N` when never met within the N steps run), the final
-    held-out score, the final held-out loss, trainable parameters and
-    wall-clock seconds. With several seeds per model: the number of seeds
-    and, for the steps until threshold and the final held-out score, the
-    median and the range `[min, max]` over seeds (a seed that never met
-    the threshold counts as more than its steps), then the median seconds.
-    """
+    """A Markdown table of the runs in record `data` (see `record`): per model
+    the steps until the task's threshold (`> N`: not met in the N steps run),
+    the final held-out score and loss, the parameters and the seconds; over
+    several seeds, the median and range `[min, max]` of the first two."""
     metric = data["metric"]
     groups = _group(data["runs"])
     criterion = threshold_text(data["threshold"])
@@ -145,12 +139,8 @@ def _score_summary(runs, metric):
 
 
 def record(results, task, scale=None, command=None):
-    """The JSON-serialisable record of runs on one task (kind `"comparison"`).
-
-    Besides the runs (each with its settings and seed, wall and CPU
-    seconds and whole learning curve) it carries what is needed to trust
-    and repeat it: the command, the keras_rda version and git commit, the
-    TensorFlow/Keras/backend versions and the machine.
+    """The JSON-serialisable record of runs on one task (kind `"comparison"`):
+    the runs, the command and the provenance (`provenance.provenance`).
 
     Args:
         results: the runs, as `RunResult`s or as their dicts (a collector
@@ -216,6 +206,28 @@ def write_table_record(path, table, command, append=False, kind="table", **lists
     return write_json(path, record)
 
 
+def write_script_table(path, benchmark, columns, rows, notes, argv, **record):
+    """Writes a diagnostic script's table record to `path` and prints where.
+
+    Args:
+        path: the `--json` path, or None to write nothing.
+        benchmark, columns, rows, notes: the table (`align` goes in `record`).
+        argv: the script's arguments (`provenance.script_command`).
+        **record: `align`, then `write_table_record`'s `append` and lists.
+    """
+    from keras_rda.lab.reporting.provenance import script_command
+
+    if path is None:
+        return None
+    table = {"benchmark": benchmark, "columns": columns}
+    if "align" in record:
+        table["align"] = record.pop("align")
+    table.update(rows=rows, notes=notes)
+    written = write_table_record(path, table, script_command(argv), **record)
+    print("record:", written)
+    return written
+
+
 def merged_history(history):
     """History lines merged by step, the last value of each scalar kept (a
     resumed run logs the steps after its checkpoint again), in step order."""
@@ -227,12 +239,9 @@ def merged_history(history):
 
 
 def add_enwik8_run(path, run):
-    """Adds one finished `keras-rda enwik8` run to the record at `path`.
-
-    The record (`{"kind": "enwik8", "runs": {model: run}}`) holds one
-    run per model; a rerun of a model replaces its run. Each run carries
-    its own command, seed, provenance and history, since the runs of one
-    record may come from different commits.
+    """Adds one finished `keras-rda enwik8` run to the record at `path`
+    (`{"kind": "enwik8", "runs": {model: run}}`, a rerun of a model replacing
+    its run; each run keeps its own command, seed, provenance and history).
 
     Args:
         path: the record's path (created if missing).
@@ -296,13 +305,10 @@ def _points(run, key):
 
 
 def plot_curves(data, path, title=None):
-    """Plots held-out score against training step for the runs in record `data`.
-
-    Like the papers' figures: the task metric (log scale for losses), the
-    naive baseline dashed and the threshold dotted. A model run over
-    several seeds is drawn as one faint line per seed and its median over
-    the seeds (at the steps every seed reached) in bold.
-    """
+    """Plots held-out score against training step for the runs in record `data`
+    (log scale for losses, the naive baseline dashed, the threshold dotted);
+    a model run over several seeds is one faint line per seed and its median
+    (at the steps every seed reached) in bold."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -395,16 +401,9 @@ TABLES = {
 
 
 def render(data, name, results_dir="results"):
-    """The Markdown a record stands for in the docs: its table and its command.
-
-    The table follows the record's `kind`: a run record's (`"comparison"`,
-    written by `keras-rda train`/`compare`) results table, an `"enwik8"`
-    record's evaluations, a benchmark record's speed, cost or profile table
-    (its kind the benchmark's; see `keras_rda.lab.reporting.benchmark_tables`),
-    a `"table"` or `"timing"` record's rows (`columns`, `rows`; see
-    docs/contributing.md), or a `"claims"` record's verdict table, whose
-    numbers are read from the records in `results_dir` (see
-    `keras_rda.lab.reporting.claims`).
+    """The Markdown a record stands for in the docs: its table (by its `kind`,
+    `TABLES`, or a `"claims"` record's verdict table, read from the records in
+    `results_dir`), its notes and its command.
 
     Raises:
         ValueError: a record of no kind that has a table.
@@ -440,14 +439,11 @@ def _command_line(data, name):
 
 
 def rebuild_tables(text, results_dir):
-    """`text` with every marked table rebuilt from its record.
-
-    A marked table is the text between `<!-- keras-rda report: NAME -->`
-    and `<!-- /keras-rda report -->`, each at the start of a line, where
-    NAME is a record's path in `results_dir` without `.json` (e.g.
-    `multicopy-compare` or `benchmarks/rda_speed`), `claims`: the
-    summary of every claims record (see `claims.summary_markdown`), or
-    `claims/PAPER:summary`: one paper's (`claims.paper_summary_markdown`).
+    """`text` with every marked table rebuilt from its record: the text between
+    `<!-- keras-rda report: NAME -->` and `<!-- /keras-rda report -->` (each at
+    the start of a line), NAME a record's path in `results_dir` without
+    `.json`, `claims` (`claims.summary_markdown`) or `claims/PAPER:summary`
+    (`claims.paper_summary_markdown`).
 
     Returns:
         `(new_text, names)`: the rebuilt text and the record names used.
