@@ -1,19 +1,13 @@
 """The files the lab writes and reads back, and one run per output folder.
 
 - `write_atomically(path, data)` and `replacing(path)`: every file the lab
-  writes (the runs' records, `run.json`, `latest.json`, `result.json` and
-  weights, the plots, the enwik8 loop's `config.json` and `results.json`,
-  the docs that `keras-rda report` rebuilds) goes to a temporary file in
-  the same folder first and is moved into place with `os.replace`, so a
-  reader, or a rerun after a kill, finds the old file or the new one,
-  never a part of one.
-- `read_json(path)`: a JSON file the lab wrote, or `DamagedFile` naming it
-  when it is cut short or is not what the lab writes.
-- `FolderLock(folder)`: one run per output folder at a time. The lock is
-  `fcntl.flock` on `FOLDER/.keras-rda.lock`, removed when the run ends;
-  the system releases the lock when the process ends, however it ends, so
-  a killed run's leftover file locks nothing. (Where `fcntl` does not
-  exist, on Windows, `msvcrt.locking` does the same.)
+  writes goes to a temporary file in the same folder first and is moved
+  into place with `os.replace`, so a reader, or a rerun after a kill, finds
+  the old file or the new one, never a part of one.
+- `read_json(path)`: a JSON file the lab wrote, or `DamagedFile` naming it.
+- `FolderLock(folder)`: one run per output folder at a time (`fcntl.flock`,
+  `msvcrt.locking` on Windows, on `FOLDER/.keras-rda.lock`): the system
+  releases it when the process ends, however it ends.
 """
 
 import contextlib

@@ -1,8 +1,5 @@
-"""The `keras-rda` parser and entry point, built from the subcommand modules.
-
-(Named `command`, not `main`, so that the package attribute
-`keras_rda.lab.cli.main` stays the function once this module is imported.)
-"""
+"""The `keras-rda` parser and entry point, built from the subcommand modules
+(named `command`, so that `keras_rda.lab.cli.main` stays the function)."""
 
 import logging
 import sys
@@ -25,15 +22,9 @@ SUBCOMMANDS = (train, compare, tasks, models, enwik8, report, merge)
 
 class NewModelTraces(logging.Filter):
     """Drops TensorFlow's warning that Keras's `fit`/`evaluate`/`predict`
-    function was retraced ("5 out of the last 9 calls to <function
-    TensorFlowTrainer._make_function...> triggered tf.function retracing").
-
-    `compare` trains several models in one process, and each model's
-    functions are new `tf.function`s of the same Python function, traced
-    once each; TensorFlow counts their first traces together as retracing.
-    A retraced function of the package's own is not Keras's trainer and
-    still warns.
-    """
+    function was retraced: `compare` trains several models in one process,
+    whose functions TensorFlow counts together as retracing (a retraced
+    function of the package's own still warns)."""
 
     def filter(self, record):
         message = record.getMessage()

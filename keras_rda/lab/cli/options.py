@@ -1,9 +1,5 @@
-"""What the subcommands share: the parent parser, one-line errors, helpers.
-
-Every subcommand that trains takes its common options from `common_options`,
-so `--seed`, `--out`, `--verbose`, `--strategy`, `--tpu`, `--jit` and
-`--scale` mean the same everywhere.
-"""
+"""What the subcommands share: the common options of every subcommand that
+trains (`common_options`), one-line errors, helpers."""
 
 import argparse
 import json
@@ -53,16 +49,9 @@ class DeprecatedAlias(argparse.Action):
 
 
 def record_command(argv):
-    """The structured command of a `keras-rda` run, for its record.
-
-    Args:
-        argv: the subcommand and its arguments, as typed.
-
-    Returns:
-        `keras_rda.lab.reporting.provenance.command` of `keras-rda ARGV`
-        without `SCRATCH_OPTIONS` and their values, with the backend where
-        it is not Keras's default.
-    """
+    """The structured command (`keras_rda.lab.reporting.provenance.command`)
+    of `keras-rda ARGV` for its record: without `SCRATCH_OPTIONS` and their
+    values, with the backend where it is not Keras's default."""
     from keras_rda.lab.reporting.provenance import command
 
     kept, words = [], iter(argv)
@@ -110,17 +99,10 @@ def deprecated_alias(parser, option, dest, replacement, **kwargs):
 def common_options(
     scales=("small", "paper"), default_scale="small", out=None, jit=True
 ):
-    """The parent parser of the training subcommands.
-
-    Args:
-        scales: the choices of `--scale`.
-        default_scale: its default.
-        out: the help text of `--out` (what goes there).
-        jit: whether `--jit` is offered (the enwik8 loop always compiles).
-
-    Returns:
-        An `argparse.ArgumentParser(add_help=False)` for `parents=[...]`.
-    """
+    """The parent parser (`add_help=False`) of the training subcommands:
+    `--scale` (of `scales`), `--seed`, `--out` (its help text `out`),
+    `--verbose`, `--strategy`, `--tpu` and, with `jit`, `--jit` (the enwik8
+    loop always compiles)."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("common options")
     group.add_argument(
@@ -167,11 +149,8 @@ def common_options(
 
 
 def strategy_from(args):
-    """The strategy of `--strategy`/`--tpu`, made once.
-
-    A strategy the backend does not run, and a TPU that cannot be reached,
-    are one-line errors, not tracebacks.
-    """
+    """The strategy of `--strategy`/`--tpu`; one that cannot be made here
+    (the backend does not run it, no TPU answers) is a one-line error."""
     from keras_rda.lab.strategies import error_line
     from keras_rda.lab.strategies import make_strategy
 

@@ -1,13 +1,6 @@
-"""What `train` and `compare` share: their options, parsed into a `RunSpec`.
-
-`run_models` parses the command line into one
-`keras_rda.lab.runs.RunSpec` and hands it to `keras_rda.lab.runs.run`
-once; the lab trains, checkpoints, records and reports (each run
-checkpoints under `OUT/checkpoints/NAME/MODEL-seedSEED/` and resumes there
-when the same command is rerun, or trains on when it is rerun with more
-`--steps`). This module only parses, and turns the lab's refusals into
-one-line errors.
-"""
+"""What `train` and `compare` share: their options, parsed into one
+`keras_rda.lab.runs.RunSpec` that `keras_rda.lab.runs.run` runs; this
+module only parses, and turns the lab's refusals into one-line errors."""
 
 from keras_rda.lab.cli.options import CommandError
 from keras_rda.lab.cli.options import checked
@@ -44,7 +37,6 @@ def parent_parser():
 
 
 def _size_options(group):
-    """Adds the flags of the runs' length and size to `group`."""
     group.add_argument(
         "--steps",
         type=int,
@@ -65,7 +57,6 @@ def _size_options(group):
 
 
 def _optimiser_options(group):
-    """Adds the flags of the optimiser to `group`."""
     group.add_argument("--learning-rate", type=float, help="Adam learning rate")
     group.add_argument(
         "--clipvalue",
@@ -90,7 +81,6 @@ def _optimiser_options(group):
 
 
 def _evaluation_options(group):
-    """Adds the flags of evaluations and seeds to `group`."""
     group.add_argument(
         "--eval-every",
         type=int,
@@ -118,7 +108,6 @@ def _evaluation_options(group):
 
 
 def _builder_options(group):
-    """Adds the flags of extra task and model-builder arguments to `group`."""
     group.add_argument(
         "--task-arg",
         action="append",
@@ -134,7 +123,6 @@ def _builder_options(group):
 
 
 def _output_options(group):
-    """Adds the flags of where the outputs go, and starting over to `group`."""
     group.add_argument(
         "--results-dir",
         metavar="DIR",

@@ -1,18 +1,6 @@
-"""Markdown tables of the `benchmarks/` records (`--json`), for `keras-rda report`.
-
-Each benchmark script writes a JSON record: its `kind`, command, provenance
-and settings, and rows of measurements. The functions here turn a record
-into the table the docs show, so that no number in the docs is typed by
-hand; `RENDERERS` maps a kind to its function:
-
-- speed records (`rnn_speed.py`, `memory_speed.py`): a row per (T, XLA),
-  a column per model, each model's time as a ratio to the LSTM measured in
-  the same run;
-- cost records (`rnn_cost.py`): XLA's counts of one time step and the
-  compiled program's working memory;
-- profile records (`rnn_profile.py`): where a training step's time goes,
-  kernel by kernel.
-"""
+"""Markdown tables of the `benchmarks/` records (`--json`), for `keras-rda
+report`, so that no number in the docs is typed by hand: `RENDERERS` maps a
+record's `kind` (its benchmark's) to the function that renders it."""
 
 
 def _ratio(value, reference):
@@ -137,11 +125,10 @@ def _copies_table(data, keys, models, cell):
 
 
 def speed_record_markdown(data):
-    """A speed record as Markdown: a row per (T, XLA), a column per model
-    (the LSTM's time, every other model's ratio to it, and its ratio to
-    its `reference` model where it has one), its sizes and versions, the
-    spread of its copies if it timed several (`memory_speed.py
-    --instances`), and its peak-memory table if it measured one."""
+    """A speed record (`rnn_speed.py`, `memory_speed.py`) as Markdown: a row
+    per (T, XLA), a column per model (the reference's time, every other
+    model's ratio to it and to its own `reference`), then the spread of its
+    copies, its first steps and its peak memory where it measured them."""
     rows = data["rows"]
     models = list(dict.fromkeys(row["model"] for row in rows))
     keys = list(dict.fromkeys((row["length"], row["xla"]) for row in rows))

@@ -138,10 +138,14 @@ class Value:
 # --- Reading numbers from records -----------------------------------------
 
 
-def _records(reading, results_dir):
+def _names(reading):
+    """The records a reading reads: one name, or a list whose runs pool."""
     names = reading["record"]
-    names = [names] if isinstance(names, str) else list(names)
-    return [(name, load(results_dir, name)) for name in names]
+    return [names] if isinstance(names, str) else list(names)
+
+
+def _records(reading, results_dir):
+    return [(name, load(results_dir, name)) for name in _names(reading)]
 
 
 def _higher_is_better(metric):
@@ -553,11 +557,8 @@ def _entry_shortfalls(claim, entry, results_dir):
     labels = entry.get("readings") or [
         r["label"] for r in claim.get("ours", []) if _reads_runs(r)
     ]
-    missing = [
-        label
-        for label in labels
-        if label not in [r["label"] for r in claim.get("ours", [])]
-    ]
+    known = {r["label"] for r in claim.get("ours", [])}
+    missing = [label for label in labels if label not in known]
     if missing:
         raise ValueError(f"claim {claim.get('id')!r}: the budget names {missing}")
     pieces = list(_pieces(claim, results_dir, labels).values())
@@ -638,10 +639,8 @@ def shortfalls(claim, results_dir):
             has, reading no run, or in epochs over runs without
             `steps_per_epoch`.
     """
-    out = []
-    for entry in budgets(claim):
-        out += _entry_shortfalls(claim, entry, results_dir)
-    return out
+    entries = budgets(claim)
+    return [s for e in entries for s in _entry_shortfalls(claim, e, results_dir)]
 
 
 def budget_text(claim, results_dir):
@@ -653,10 +652,7 @@ def budget_text(claim, results_dir):
     text = f" *Ran:* {ran_text(took)}."
     entries = budgets(claim)
     stated = [e for e in entries if any(e.get(k) for k in BUDGET_AMOUNTS)]
-    sources = []
-    for entry in stated:
-        if entry.get("source") and entry["source"] not in sources:
-            sources.append(entry["source"])
+    sources = list(dict.fromkeys(e["source"] for e in stated if e.get("source")))
     cite = f" ({'; '.join(sources)})" if sources else ""
     short = shortfalls(claim, results_dir)
     if short:
@@ -820,14 +816,8 @@ def check_verdict(claim, readings, short=()):
 
 def record_names(data):
     """Every record a claims record reads, in first-named order."""
-    names = []
-    for claim in data["claims"]:
-        for reading in claim.get("ours", []):
-            record = reading["record"]
-            for name in [record] if isinstance(record, str) else record:
-                if name not in names:
-                    names.append(name)
-    return names
+    readings = [r for claim in data["claims"] for r in claim.get("ours", [])]
+    return list(dict.fromkeys(name for r in readings for name in _names(r)))
 
 
 def claim_fixes(claim, results_dir, fix_table):
@@ -837,9 +827,8 @@ def claim_fixes(claim, results_dir, fix_table):
     reads (a reading without a model: any fix of its record), in order."""
     found = []
     for reading in claim.get("ours", []):
-        names = reading["record"]
         model = reading.get("model") or (reading.get("where") or {}).get("model")
-        for name in [names] if isinstance(names, str) else names:
+        for name in _names(reading):
             record = load(results_dir, name)
             for fix in fixes.fixes_before(record, fix_table, model):
                 if fix not in found:

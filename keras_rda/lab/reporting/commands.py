@@ -1,16 +1,7 @@
-"""The command a page shows under a table, from a record's structured commands.
-
-A record keeps the commands that made it as its writer ran them, without
-the scratch outputs of the machine (`--out`, `--verbose`, ...: see
-`keras_rda.lab.cli.options.SCRATCH_OPTIONS`) and with paths relative to
-the checkout (`keras_rda.lab.reporting.provenance.command`): `{"argv":
-[...], "env": {...}}`, and optionally a `note` (what a placeholder such as
-`MODEL` stands for). A page shows them joined by ` && `, each writing the
-record where it is committed: `--json results/NAME.json` for a script, and
-`--results-dir results/FOLDER` (and `--name` where the record's name is
-not the command's default) for the one `keras-rda train`/`compare` command
-of a record.
-"""
+"""The command a page shows under a table, from a record's structured commands
+(`{"argv": [...], "env": {...}}` and optionally a `note`, see
+`keras_rda.lab.reporting.provenance.command`): joined by ` && `, each
+writing the record where it is committed."""
 
 import re
 import shlex

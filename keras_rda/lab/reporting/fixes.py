@@ -13,11 +13,8 @@ and the sentence a reader needs::
                 "text": "Before it, ... started equal or proportional."}]}
 
 A record that ran before a fix and holds a run of one of its models lists
-the fix's id in its `before_fixes`. The reports mark it wherever it shows: a
-line under its table, its row of a paper's record table, each claim that
-reads one of those models from it, and the per-paper counts of the README's
-summary. So a page never shows such a record as what today's code gives; a
-rerun at a later commit writes a record without the mark.
+the fix's id in its `before_fixes`, and the reports mark it wherever it
+shows, so that a page never shows it as what today's code gives.
 """
 
 import json

@@ -21,10 +21,8 @@ from keras_rda.utils import validation
 
 
 def find_memory_layer(model):
-    """The first `keras.layers.RNN` in `model` whose cell is a `BaseMemoryCell`.
-
-    Args:
-        model: a `keras.Model` or a `keras.layers.RNN`.
+    """The first `keras.layers.RNN` in `model` (a model or the layer itself)
+    whose cell is a `BaseMemoryCell`.
 
     Raises:
         ValueError: if there is none.
@@ -44,11 +42,8 @@ def find_memory_layer(model):
 
 
 def memory_weightings(model, inputs, sample=0):
-    """Run a trained memory model step by step and record its weightings.
-
-    The memory layer's inputs are computed with the layers in front of it
-    (for a functional or Sequential model), then its cell runs eagerly, one
-    step at a time, with the trained weights and the write schedule.
+    """Run a trained memory model's cell step by step (eagerly, on the
+    inputs the layers in front of it give) and record its weightings.
 
     Args:
         model: a `keras.Model` containing `keras.layers.RNN(DNCCell(...))` or
@@ -153,11 +148,8 @@ def plot_memory_weightings(weightings, path=None, encoding_steps=None, title=Non
 
 
 def save_memory_heatmap(model, inputs, path, encoding_steps=None, title=None):
-    """`memory_weightings` then `plot_memory_weightings` into `path`.
-
-    Returns:
-        The weightings dict.
-    """
+    """`memory_weightings` then `plot_memory_weightings` into `path`;
+    returns the weightings."""
     weightings = memory_weightings(model, inputs)
     plot_memory_weightings(weightings, path, encoding_steps=encoding_steps, title=title)
     return weightings

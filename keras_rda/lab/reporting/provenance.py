@@ -59,22 +59,12 @@ def _checkout_commit(root):
 def git_commit(root=None):
     """`{"commit": sha, "dirty": bool}` of the checkout holding the package.
 
-    `dirty` says whether a tracked file differs from the commit, records
-    under `results/` aside: a run that rewrites a committed record (or the
-    second of two benchmark commands) still ran the committed code.
-
-    Args:
-        root: the checkout to read. Default: the git checkout of keras_rda
-            that holds the package's own files (an editable install, or
-            the tree itself on `PYTHONPATH`); where those are not in one
-            (`pip install ".[lab]"` copies them into `site-packages`), the
-            checkout of keras_rda that holds the working directory: the
-            clone the package was installed from, when the run is started
-            inside it.
-
-    Outside a git checkout (an installed wheel run outside its clone, or a
-    copy of the tree on another machine) the commit is
-    `$KERAS_RDA_GIT_COMMIT` when set, else None, and `dirty` is None.
+    `dirty`: a tracked file differs from the commit, records under `results/`
+    aside (a run that rewrites a committed record still ran the committed
+    code). `root` defaults to the keras_rda checkout that holds the
+    package's files, else (an installed copy) the one that holds the working
+    directory. Outside a checkout the commit is `$KERAS_RDA_GIT_COMMIT` when
+    set, else None, and `dirty` is None.
     """
     if root is None:
         root = _package_checkout(PACKAGE_ROOT, at_top=True) or _package_checkout(
@@ -203,16 +193,9 @@ def command(argv, backend=None):
 
 
 def script_command(argv=None):
-    """The command that reruns this script or module, for its record.
-
-    `python -m <module> <arguments>` for a module of this package run with
-    `python -m` (the lab's diagnostics), else `python <script> <arguments>`,
-    the script's path relative to the repository when it is inside it, with
-    the backend it ran on (see `command`).
-
-    Args:
-        argv: the script's arguments (default: `sys.argv[1:]`).
-    """
+    """The command that reruns this script (`python <script> ARGV`) or
+    module of the package (`python -m <module> ARGV`) with the backend it
+    ran on, for its record; `argv` defaults to `sys.argv[1:]`."""
     import keras
 
     spec = getattr(sys.modules.get("__main__"), "__spec__", None)

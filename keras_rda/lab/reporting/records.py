@@ -1,10 +1,5 @@
-"""The record format shared by the runs that write records and the reports.
-
-`keras_rda.lab.runs` writes one JSON record per `keras-rda train`/`compare`
-(and a `result.json` per checkpointed run); `keras_rda.lab.reporting.report`
-reads them back into tables and plots. Both use the helpers here, so that
-this package never needs the training code to read a record.
-"""
+"""The record format shared by the runs that write records and the reports
+that read them, so that reading a record needs no training code."""
 
 import math
 import operator
@@ -23,15 +18,9 @@ _METRIC_KEYS = {
 
 
 def metric_key(metric):
-    """The Keras log name of a task metric ("crossentropy" is the loss).
-
-    Args:
-        metric: a task's metric name, e.g. "accuracy" or "crossentropy".
-
-    Returns:
-        The key of that score in Keras's logs and in a record's curve
-        (held-out scores carry a `val_` prefix there).
-    """
+    """The key of a task metric ("accuracy", "crossentropy", ...) in Keras's
+    logs and a record's curve ("crossentropy" is the loss; held-out scores
+    carry a `val_` prefix)."""
     return _METRIC_KEYS.get(metric, metric)
 
 
@@ -46,12 +35,8 @@ def held_out(point):
 
 
 def load(results_dir, name):
-    """The record `results_dir/NAME.json`.
-
-    Args:
-        results_dir: the folder of the records, e.g. `results`.
-        name: the record's path under it without `.json`, as a report
-            marker or a claim names it (e.g. `rda_paper/addition-compare`).
+    """The record `results_dir/NAME.json` (`name` as a report marker or a
+    claim names it, e.g. `rda_paper/addition-compare`).
 
     Raises:
         FileNotFoundError: there is no such record.
@@ -72,16 +57,8 @@ def runs_of(record):
 
 
 def json_safe(value):
-    """`value` with non-finite floats as None (JSON has no NaN).
-
-    Args:
-        value: a float, or dicts, lists and tuples of them (any depth);
-            other values are returned as they are.
-
-    Returns:
-        The same structure (tuples become lists) with NaN and infinities
-        replaced by None.
-    """
+    """`value` (floats in dicts, lists and tuples, any depth) with NaN and
+    infinities as None (JSON has no NaN), tuples as lists."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
@@ -132,14 +109,11 @@ def _own_commits(record):
 
 
 def merge_runs(records):
-    """One record holding the runs of several records of the same comparison.
-
-    For a comparison whose seeds or models ran in separate processes or on
-    separate machines (`keras-rda compare ... --seeds 1` here, `--seeds 2`
-    there): every run is kept with the commit it ran at (`run["git"]`), the
-    record takes the latest record's provenance and every command (each
-    once), and the union of their `before_fixes` marks. Runs are ordered
-    by model, in the order the records first name them, then by seed.
+    """One record holding the runs of several records of the same comparison
+    (seeds or models run in separate processes): every run keeps the commit
+    it ran at (`run["git"]`); the record takes the latest record's provenance,
+    every command once and the union of the `before_fixes` marks. Runs are
+    ordered by model, as the records first name them, then by seed.
 
     Args:
         records: run records (`"runs"` a list) of one task with the same
@@ -184,14 +158,10 @@ def merge_runs(records):
 
 
 def replace_runs(old, new):
-    """Record `old` with the runs of every model `new` ran replaced by `new`'s.
-
-    For a rerun of some of a comparison's models (after a fix that changes
-    them, see `keras_rda.lab.reporting.fixes`): the other runs stay, each
-    keeping the commit it ran at (`run["git"]`), the rerun's runs carry
-    theirs, the record takes the later record's provenance (by `created`)
-    and both records' commands, and loses its `before_fixes` mark.
-    Runs keep `old`'s model order, then seed order.
+    """Record `old` with the runs of every model `new` ran replaced by `new`'s
+    (a rerun after a fix): every run keeps the commit it ran at, the record
+    takes the later provenance and both commands, and loses its
+    `before_fixes` mark. Runs keep `old`'s model order, then seed order.
 
     Args:
         old: a run record (`"runs"` a list), e.g. `results/X.json`.

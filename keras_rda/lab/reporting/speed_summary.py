@@ -2,12 +2,7 @@
 
 The README's speed table: the RDA and RWA layers, `ParallelRDA` and a DNC
 with Uniform Writing against Keras's LSTM, on a CPU and on a GPU. Nothing is
-timed here: every figure is the unit's time per training step over the
-LSTM's (lower is faster), both taken from one record, so from one run in
-one process, as the benchmark scripts measured them (`benchmarks/rnn_speed.py`,
-`benchmarks/parallel_rda_speed.py`, `benchmarks/memory_speed.py`). The
-record written is a table record that names its sources; `keras-rda report`
-renders it.
+timed here: every figure is a ratio of two times of one benchmark record.
 
 Run from a checkout:
 

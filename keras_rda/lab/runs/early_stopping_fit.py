@@ -1,16 +1,8 @@
-"""`model.fit` over epochs with early stopping, checkpointed and resumable.
-
-The UW paper's classification experiments (Le, Tran & Venkatesh 2019,
-sections 3.5-3.6) train over epochs of a fixed data set and stop early on a
-validation split. At the paper's sizes one model takes hours on a CPU, so a
-run must survive being killed: `fit_with_early_stopping` checkpoints after
-every epoch into a `keras_rda.lab.runs.checkpoint.RunCheckpoint` directory
-and a rerun with the same settings continues where it stopped.
-
-A resumed run is the run an uninterrupted one would have been: each epoch's
-order of the training examples is drawn from `(seed, epoch)` alone, and the
-early-stopping state (the best validation loss, its epoch, the epochs since,
-the best weights) is part of the checkpoint.
+"""`model.fit` over epochs with early stopping, checkpointed and resumable:
+the UW paper's classification experiments (sections 3.5-3.6) train for hours
+on a CPU. A resumed run is the one an uninterrupted run would have been:
+each epoch's order is drawn from `(seed, epoch)` alone, and the early-stopping
+state (best loss, its epoch and weights, the epochs since) is checkpointed.
 """
 
 import zipfile
@@ -152,12 +144,8 @@ def _open_checkpoint(checkpoint_dir, fingerprint):
 
 
 def _resume(checkpoint, model, verbose):
-    """The early-stopping state to start from: the newest checkpoint's, if
-    any (restored into `model`), else a fresh one.
-
-    Returns:
-        `(start_epoch, state, best_weights)`.
-    """
+    """`(start_epoch, state, best_weights)`: the newest checkpoint's
+    early-stopping state, if any (restored into `model`), else a fresh one."""
     state = {
         "history": {},
         "best": None,
@@ -210,12 +198,8 @@ def _improved(state, epoch):
 
 
 def _best_path(checkpoint, epoch):
-    """Where the weights of `epoch`, when it was the best, are kept.
-
-    Named by epoch: the checkpoint (`latest.json`) names the best epoch, so a
-    kill between writing these and writing the checkpoint leaves the
-    checkpoint's own best weights in place.
-    """
+    """Where the weights of `epoch`, when it was the best, are kept (named by
+    epoch, so a kill before the checkpoint names a new best keeps the old)."""
     return checkpoint.directory / f"best-{epoch}.npz"
 
 
@@ -233,11 +217,8 @@ def _drop_best_weights(checkpoint, keep):
 
 
 def _load_weights(path):
-    """The list of arrays `_save_weights` wrote to `path`.
-
-    Raises:
-        DamagedFile: `path` is missing or cut short.
-    """
+    """The list of arrays `_save_weights` wrote to `path` (`DamagedFile` if
+    it is missing or cut short)."""
     try:
         with np.load(path) as stored:
             return [stored[f"arr_{i}"] for i in range(len(stored.files))]

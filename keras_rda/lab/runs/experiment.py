@@ -1,17 +1,9 @@
 """`run(spec)`: every run of a `RunSpec`, then its record, plots and table.
 
-Each run (one model, one seed) checkpoints after every evaluation under
-`OUT/checkpoints/NAME/MODEL-seedSEED/` and resumes from there when the same
-spec runs again, or trains on when it asks for more steps (see
-`keras_rda.lab.runs.checkpoint.RunCheckpoint`). The JSON record goes to
-`RESULTS_DIR/NAME.json` (default: `OUT`), the learning-curve PNG and the
-memory models' heat maps to `OUT`, the results table to stdout. One run at
-a time writes in an `OUT` (`keras_rda.lab.files.FolderLock`).
-
-Under `multi-worker` (and on several JAX hosts) only the chief writes
-there; every other worker trains alike but writes into a temporary folder,
-deleted at its end, after copying the chief's checkpoints into it so that
-a resumed run resumes on every worker from the same step.
+Each run (one model, one seed) checkpoints under its
+`RunSpec.checkpoint_dir` and resumes there. Under `multi-worker` (and on
+several JAX hosts) only the chief writes; every other worker trains alike in
+a temporary folder that starts with a copy of the chief's checkpoints.
 """
 
 import dataclasses

@@ -1,13 +1,7 @@
-"""What one run records: its learning curve, its clock and its `RunResult`.
-
-A run's curve is its held-out scores every `eval_every` training steps (one
-Keras "epoch"), kept by the callback `make_recorder` builds; the first
-evaluated step whose score meets the task's threshold is "steps until
-threshold", the number the papers' tables report. `RunResult` is what a run
-hands back and what a record stores per run (`to_dict`); the record's
-format helpers (`metric_key`, `json_safe`) live in
-`keras_rda.lab.reporting.records`, shared with the reports that read it.
-"""
+"""What one run records: its learning curve (held-out scores every
+`eval_every` steps, and the first step that met the task's threshold: the
+papers' "steps until threshold"), its clock and its `RunResult`, what a run
+hands back and a record stores per run."""
 
 import dataclasses
 import math
@@ -105,12 +99,8 @@ def make_recorder(
     """A Keras callback recording the learning curve of one run.
 
     After each `eval_every` steps (one Keras "epoch") it appends the logs to
-    its `curve`, notes the first step meeting the task's threshold in
-    `steps_to_threshold` (and stops training there with
-    `stop_at_threshold`), prints one line when `log_lines` (for logs that
-    are files, not terminals) and writes the same values as TensorBoard
-    scalars to `tensorboard_dir` (tag: the curve key; step: the training
-    step).
+    its `curve` and notes the first step meeting the task's threshold in
+    `steps_to_threshold`.
 
     Args:
         task: the `keras_rda.lab.tasks.Task` trained (for its threshold).
@@ -162,15 +152,10 @@ def make_recorder(
 
 
 def make_nonfinite_stop(eval_every, prefix=""):
-    """A Keras callback that stops training at the first non-finite loss.
-
-    After a NaN or infinite training loss no step can recover (Adam's
-    update turns every weight it touches into NaN), so the run stops there:
-    the callback prints one line naming the step and the loss, and the run
-    ends as a run that diverged (its `RunResult.diverged` is True, and the
-    record's table says "diverged"). Keras's own
-    `keras.callbacks.TerminateOnNaN` does the same in a model of one's own,
-    with its own message.
+    """A Keras callback that stops training at the first non-finite loss
+    (after which no step can recover: Adam turns every weight it touches into
+    NaN), with one line naming the step and the loss; the run is recorded as
+    diverged.
 
     Args:
         eval_every: training steps per Keras epoch (to count steps).
@@ -241,8 +226,7 @@ def run_result(model_name, task, recorder, totals, model, settings):
         settings: the run's settings (see `run_loop.run_settings`).
 
     Returns:
-        A `RunResult` whose final scores are the last evaluation's held-out
-        scores, diverged when any of its last logs is not finite.
+        A `RunResult`, diverged when any of its last logs is not finite.
     """
     curve = recorder.curve
     last = curve[-1] if curve else {}

@@ -1,17 +1,9 @@
 """The run loop: build, compile, fit and evaluate one zoo model on a task.
 
-Runs on every Keras backend: on TensorFlow the batches come through a
-`tf.data` pipeline and `strategy` picks a `tf.distribute` strategy; on JAX
-and PyTorch they come from a Python generator, on the backend's default
-device, or on JAX split over every device by "data-parallel"
-(`keras.distribution.DataParallel`). The model is built, and trained, in
-the strategy's scope.
-
-Training is `model.fit` on the task's endless stream of fresh batches (with
-sample weights), cut into "epochs" of `eval_every` steps so that Keras scores
-the fixed held-out set (`validation_data`) every `eval_every` steps: that
-score against the step count is the learning curve (`recording`), and the
-run is checkpointed after each of them (`checkpoint`).
+Training is `model.fit`, in the strategy's scope, on the task's endless
+stream of fresh batches, cut into "epochs" of `eval_every` steps so that
+Keras scores the fixed held-out set every `eval_every` steps: the learning
+curve (`recording`), checkpointed after each evaluation (`checkpoint`).
 """
 
 import contextlib
@@ -39,12 +31,8 @@ from keras_rda.utils import validation
 def compile_for_task(model, task, optimizer, jit_compile=False):
     """Compiles `model` with the task's loss and its weighted metrics.
 
-    Warns when `jit_compile` meets a Keras LSTM, GRU or SimpleRNN that
-    returns sequences on TensorFlow: XLA makes those O(T^2) per sequence.
-
     The optimizer's variables are made here, not in the first train step:
-    on TensorFlow a step that creates variables is traced twice, and the
-    train step's trace is most of a short run's time.
+    on TensorFlow a step that creates variables is traced twice.
 
     Args:
         model: a `keras.Model` built for `task`.
@@ -69,13 +57,8 @@ def compile_for_task(model, task, optimizer, jit_compile=False):
 
 def warn_quadratic_keras_rnns_under_xla(model):
     """Warns of each Keras LSTM/GRU/SimpleRNN in `model` that returns
-    sequences, when the backend is TensorFlow.
-
-    Under TensorFlow's XLA these layers cost O(T^2) per sequence when every
-    step's output reaches the loss (measured by `benchmarks/rnn_speed.py
-    --return-sequences`, README "Speed"). The package's layers and JAX are
-    not affected.
-    """
+    sequences, on TensorFlow: under XLA they cost O(T^2) per sequence
+    (`benchmarks/rnn_speed.py --return-sequences`)."""
     import keras
 
     if keras.backend.backend() != "tensorflow":
@@ -95,23 +78,10 @@ def warn_quadratic_keras_rnns_under_xla(model):
 def build_model(
     model_spec, task, units, model_kwargs, optimizer_args, jit_compile, strategy
 ):
-    """Builds and compiles a zoo model for `task` in `strategy`'s scope.
-
-    Args:
-        model_spec: the zoo entry (`keras_rda.lab.zoo.ModelSpec`).
-        task: the task it is built for.
-        units: recurrent units.
-        model_kwargs: extra keyword arguments for the builder, or None.
-        optimizer_args: `learning_rate`, `clipvalue`, `clipnorm` and
-            `global_clipnorm` for `ModelSpec.optimizer` (None: the zoo
-            entry's).
-        jit_compile: compile the train step with XLA.
-        strategy: a `tf.distribute.Strategy`, a name or None ("default").
-
-    Returns:
-        The compiled `keras.Model` (its first output only, when the builder
-        attaches more, e.g. attention maps for plots).
-    """
+    """The zoo model `model_spec` for `task`, built and compiled (with
+    `ModelSpec.optimizer(**optimizer_args)`) in `strategy`'s scope (a
+    strategy, a name or None); its first output only, where the builder
+    attaches more (e.g. attention maps for plots)."""
     import keras
 
     with _strategy(strategy).scope():
@@ -126,24 +96,15 @@ def build_model(
 def run_settings(model_spec, steps, eval_every, optimizer_args, **settings):
     """The settings a run records (in its `RunResult` and checkpoint).
 
-    Args:
-        model_spec: the zoo entry, whose learning rate and clip apply where
-            `optimizer_args` leaves them None.
-        steps: training steps asked for; recorded rounded up to a multiple
-            of `eval_every`.
-        eval_every: steps between held-out evaluations.
-        optimizer_args: `learning_rate`, `clipvalue`, `clipnorm` and
-            `global_clipnorm`.
-        **settings: `batch_size`, `units`, `eval_examples`, `seed`,
-            `jit_compile`, `strategy`, `model_kwargs`, `stop_at_threshold`.
-
-    Returns:
-        The settings dict, keys in the order records have always had.
+    The zoo entry's learning rate and clip apply where `optimizer_args`
+    leaves them None; `steps` is rounded up to a multiple of `eval_every`;
+    `settings` are `train`'s other arguments. The keys keep the order records
+    have always had.
 
     Raises:
         ValueError: `clipnorm` or `global_clipnorm` next to an element-wise
-            clip or to each other (checked here, before a checkpoint
-            directory is claimed for the run).
+            clip or to each other (checked before a checkpoint directory is
+            claimed for the run).
     """
     clipvalue, clipnorm = optimizer_args["clipvalue"], optimizer_args["clipnorm"]
     global_clipnorm = optimizer_args["global_clipnorm"]
@@ -351,12 +312,9 @@ def _fit_scope(strategy):
 
 
 def _resume(checkpoint, model, recorder, eval_every, verbose):
-    """Restores the newest checkpoint, if any, into `model` and `recorder`.
-
-    Returns:
-        `(initial_epoch, clock)`: the evaluation intervals already done (0
-        for a fresh run) and a `Clock` continuing the run's totals.
-    """
+    """Restores the newest checkpoint, if any, into `model` and `recorder`;
+    returns `(initial_epoch, clock)`: the intervals done (0 for a fresh run)
+    and a `Clock` continuing the run's totals."""
     state = checkpoint.latest() if checkpoint is not None else None
     if state is None:
         return 0, Clock()
@@ -441,13 +399,9 @@ def worker_rows(strategy, dataset, batch_size):
 
 
 def _fit(model, task, settings, recorder, callbacks, initial_epoch, verbose, strategy):
-    """`model.fit` from `initial_epoch` to the run's end, scoring the held-out
-    set after every `eval_every` steps; nothing when the run is done (at its
-    end, or stopped at its threshold already).
-
-    Every replica count sees the same global batches: on several JAX hosts
-    each feeds its own rows of them (`local_rows`), and evaluation batches
-    split evenly over the replicas."""
+    """`model.fit` from `initial_epoch` to the run's end (nothing when the run
+    is done, or stopped at its threshold already). Every replica count sees
+    the same global batches; evaluation batches split over the replicas."""
     eval_every = settings["eval_every"]
     epochs = settings["steps"] // eval_every
     x_val, y_val, w_val = task.held_out(settings["eval_examples"])

@@ -1,12 +1,6 @@
-"""`RunSpec`: one description of what `keras-rda train`/`compare` run.
-
-A `RunSpec` names a task (and its parameters), the models, the seeds, the
-training and evaluation settings, the optimiser's, and where the outputs
-go. Training settings left None are the task's at the spec's `scale`
-(`Task.training_settings`); `training_settings()` resolves them, and
-`keras_rda.lab.runs.run(spec)` runs the whole description: every model
-over every seed, then the record, plots and table.
-"""
+"""`RunSpec`: one description of what `keras-rda train`/`compare` run (the
+task, models, seeds, settings and outputs), which `keras_rda.lab.runs.run`
+runs; settings left None are the task's at the spec's `scale`."""
 
 import dataclasses
 import pathlib
@@ -212,15 +206,9 @@ class RunSpec:
         return get_task_class(self.task).at_scale(self.scale, **self.task_params)
 
     def training_settings(self):
-        """The task's training settings at `scale`, with this spec's.
-
-        Returns:
-            `{"steps", "batch_size", "units", "eval_every", "eval_examples",
-            ...}` as `Task.training_settings(scale)` orders them, with
-            `model_units`, `learning_rate`, `clipvalue`, `clipnorm` and
-            `global_clipnorm` where the scale or the spec sets them;
-            `eval_every` is at most `steps`.
-        """
+        """`Task.training_settings(scale)` with the ones this spec sets (a
+        clip norm replacing the element-wise clip); `eval_every` is at most
+        `steps`."""
         from keras_rda.lab.tasks import get_task_class
 
         settings = get_task_class(self.task).training_settings(self.scale)
