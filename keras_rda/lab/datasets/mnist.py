@@ -68,19 +68,11 @@ def mnist(
 
 
 def mnist_source(path=None):
-    """Which data `mnist(path=path)` reads, as a run records and prints it.
-
-    Args:
-        path: as for `mnist`: a local CSV file or a directory, or None for
-            `KERAS_RDA_DATA_DIR`, else the download.
-
-    Returns:
-        A dict with `kind` and a one-line `description`. For a local CSV:
-        `kind` "local file", its `file` name, `found_by` ("path" or
-        "KERAS_RDA_DATA_DIR"), `bytes` and `sha256`. Otherwise `kind`
-        "download" and `dataset` (`FULL_SET`): the whole data set, not the
-        5,000-digit copy the docs' MNIST records read, so such a run does
-        not rerun them.
+    """Which data `mnist(path=path)` reads, as a run records and prints it:
+    `kind` and a one-line `description`, and for a local CSV ("local file")
+    its `file` name, `found_by` ("path" or "KERAS_RDA_DATA_DIR"), `bytes` and
+    `sha256`, else ("download") the `dataset` (`FULL_SET`: not the
+    5,000-digit copy the docs' MNIST records read).
 
     Raises:
         ValueError: `path` is neither an MNIST CSV file nor a directory

@@ -22,11 +22,8 @@ RNN_LAYER_NAME = "rnn"
 
 
 def recurrent_layer(model, units, use_cudnn=False):
-    """The sequence layer of zoo model `model` with `units` units.
-
-    The layer comes from the model zoo (`keras_rda.lab.zoo.registry`), so
-    `lstm` here is the zoo's `lstm` (forget-gate bias 1, Glorot recurrent
-    weights, RDA paper section 6.1), and so on for every name.
+    """The sequence layer of zoo model `model` with `units` units (the
+    zoo's: `lstm` here is the zoo's `lstm`, and so on).
 
     Args:
         model: one of `MODELS`.
@@ -61,8 +58,7 @@ def build_char_model(
     """The paper's enwik8 model with its state as explicit inputs/outputs.
 
     Args:
-        model: recurrent unit, one of "rda", "rda-exp-tanh", "lstm", "gru",
-            "rwa".
+        model: recurrent unit, one of `MODELS`.
         units: recurrent units (1800 in the paper).
         vocab_size: number of symbols (256 for byte-level enwik8).
         embedding_dim: character embedding size (64 in the paper).
@@ -80,9 +76,6 @@ def build_char_model(
     states = rnn.get_initial_state(batch_size=8)
     logits, *states = model([tokens, *states])
     ```
-
-    Reference:
-        RDA paper, section 6.1 (model), section 6.5 (task).
     """
     import keras
 

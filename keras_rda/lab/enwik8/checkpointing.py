@@ -1,25 +1,15 @@
 """Checkpoints of an enwik8 run that resume exactly where it stopped.
 
-A checkpoint (`tf.train.CheckpointManager` under `out_dir/checkpoints`, the
-last 3 kept) holds:
-
-- the model's weights;
-- the optimizer (Adam's moments and iteration count);
-- the step counter, which is also the data position: epoch =
-  `step // segments_per_epoch`, segment = `step % segments_per_epoch`;
-- the state carried across truncated-BPTT segments, gathered from all
-  replicas into `[global_batch, size]` tensors.
-
-`out_dir/config.json` records what the checkpoint was written for (model,
-sizes, batch, bptt, data length); resuming a different run in the same
-directory is refused, since its weights and state would not fit. A
-checkpoint that cannot be restored (a file cut short or deleted, a
-damaged `config.json` or `checkpoint` index) raises
-`keras_rda.lab.files.DamagedFile` naming it; `discard` removes a run's
-files, for `keras-rda enwik8 --restart`. `TrainingCheckpoint` is the
-TensorFlow loop's (`tf.train.Checkpoint`, which also writes to `gs://`
-for TPUs); the JAX loop's is `array_checkpoint.ArrayCheckpoint`, with the
-same contents and the same `config.json` check (`check_run_config`).
+A checkpoint (the last 3 kept under `out_dir/checkpoints`) holds the
+model's weights, the optimizer, the step counter (also the data position:
+segment `step % segments_per_epoch`) and the state carried across
+truncated-BPTT segments, gathered from all replicas into `[global_batch,
+size]` tensors. `out_dir/config.json` records what it was written for;
+resuming a different run in the same directory is refused. One that cannot
+be restored raises `keras_rda.lab.files.DamagedFile` naming it; `discard`
+removes a run's files (`--restart`). `TrainingCheckpoint` is the TensorFlow
+loop's (`tf.train.Checkpoint`, which also writes to `gs://` for TPUs), the
+JAX loop's is `array_checkpoint.ArrayCheckpoint`.
 """
 
 import json

@@ -59,10 +59,8 @@ def backend_parts(strategy=None):
 
 
 def training_segments(tokens, batch_size, bptt, start_step):
-    """The training segments from the data position of step `start_step` on.
-
-    Step `s` reads segment `s % segments_per_epoch` of the split laid out as
-    `batch_size` rows (`segments`); epochs follow one another for ever.
+    """The training segments from step `start_step` on: step `s` reads
+    segment `s % segments_per_epoch`, epochs following one another for ever.
 
     Yields:
         `(segment, x, y)`: the segment's index in its epoch and its int32
@@ -102,9 +100,6 @@ class Enwik8Trainer:
     result = trainer.train()      # resumes if runs/rda holds a checkpoint
     print(result["test_bpc"])
     ```
-
-    Reference:
-        RDA paper, sections 6.1 and 6.5, Table 7.
     """
 
     def __init__(
@@ -319,12 +314,10 @@ class Enwik8Trainer:
     # ---------------------------------------------------------- evaluation
 
     def evaluate(self, split="valid", max_chars=None):
-        """Bits per character on `split`, the state carried through it.
-
-        The split is laid out as `eval_batch_size` contiguous rows, every row
-        is read from its start to its end with the state carried across
-        segments, and every character but the first of each row is predicted
-        once (the last `len % eval_batch_size` characters are not used).
+        """Bits per character on `split` laid out as `eval_batch_size` rows,
+        each read to its end with the state carried across segments (every
+        character but each row's first predicted once; the last `len %
+        eval_batch_size` characters are not used).
 
         Args:
             split: "valid" or "test" (or "train").

@@ -1,12 +1,5 @@
-"""The JAX parts of the enwik8 loop, behind the trainer's interface.
-
-The same members as `tensorflow_parts.TensorFlowParts`: the steps are
-`jax_segment_steps.JaxSegmentSteps` (one `jax.jit` program through Keras 3's
-stateless API), the checkpoint an `array_checkpoint.ArrayCheckpoint`
-(`.npz`), and a batch is placed, its rows sharded over the devices, by the
-`keras.distribution` of the strategy (`--strategy data-parallel`) or on the
-default device. No TensorFlow is imported.
-"""
+"""The JAX parts of the enwik8 loop: the same members as
+`tensorflow_parts.TensorFlowParts`, without TensorFlow."""
 
 import contextlib
 

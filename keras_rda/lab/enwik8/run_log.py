@@ -1,12 +1,7 @@
-"""What an enwik8 run writes beside its checkpoints: scalars and results.
-
-- TensorBoard scalars under `out_dir/tensorboard` (`train/bpc`,
-  `train/chars_per_sec`, `valid/bpc`, `test/bpc`), written with TensorFlow
-  alone (`keras_rda.lab.runs.summaries`; `pip install tensorboard` only to
-  view them), on the TensorFlow backend only: on JAX, importing TensorFlow
-  beside it would take GPU memory, so `history.jsonl` holds the scalars;
-- `out_dir/history.jsonl`: one `{"step": ..., name: value, ...}` per line;
-- `out_dir/results.json`: the final result of `Enwik8Trainer.train`.
+"""What an enwik8 run writes beside its checkpoints: TensorBoard scalars
+under `out_dir/tensorboard` (on the TensorFlow backend only: on JAX,
+TensorFlow beside it would take GPU memory), `out_dir/history.jsonl` (one
+`{"step": ..., name: value, ...}` per line) and `out_dir/results.json`.
 """
 
 import json

@@ -12,15 +12,6 @@ class StopSignals:
     at once (`KeyboardInterrupt`). Outside the main thread (where Python
     cannot install handlers) only `request` sets it. The previous handlers
     are restored on exit.
-
-    Example:
-
-    ```python
-    stop = StopSignals()
-    with stop:
-        while stop.reason is None:
-            ...
-    ```
     """
 
     def __init__(self):

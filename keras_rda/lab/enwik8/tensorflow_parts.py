@@ -1,11 +1,9 @@
 """The TensorFlow parts of the enwik8 loop, behind the trainer's interface.
 
-`Enwik8Trainer` is the same on every backend; what differs is gathered in
-one object per backend with the same members (`tensorflow_parts` here,
-`jax_parts` for JAX): the optimizer, the checkpoint, the compiled segment
-steps and the placement of a batch. On TensorFlow they are the
-`tf.function(jit_compile=True)` steps of `segment_steps` under any
-`tf.distribute` strategy, `tf.train.Checkpoint` and `replica_rows`.
+`Enwik8Trainer` is the same on every backend; what differs (the optimizer,
+the checkpoint, the compiled segment steps and the placement of a batch) is
+one object per backend with the same members, this one and
+`jax_parts.JaxParts`.
 """
 
 import tensorflow as tf

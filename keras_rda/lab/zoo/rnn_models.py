@@ -82,17 +82,9 @@ def parallel_rda_layer(units, **kwargs):
 
 
 def sequence_input(task, mask_padding=True):
-    """`keras.Input((None, input_dim))`, then `Masking(0.0)` for padded tasks.
-
-    Args:
-        task: a `keras_rda.lab.tasks.Task`.
-        mask_padding: False keeps the padding of a `task.masked` task
-            visible to the model.
-
-    Returns:
-        `(inputs, features)`: the model's input and what the first layer
-        reads.
-    """
+    """`(inputs, features)`: `keras.Input((None, input_dim))` and what the
+    first layer reads, through `Masking(0.0)` for a `task.masked` task
+    unless `mask_padding` is False."""
     import keras
 
     validation.boolean("mask_padding", mask_padding)
@@ -106,21 +98,10 @@ def sequence_input(task, mask_padding=True):
 def sequence_model(
     task, recurrent_layer, name, head_name="head", learned_initial_states=0
 ):
-    """Wraps `recurrent_layer` into the model a task needs.
-
-    Args:
-        task: a `keras_rda.lab.tasks.Task`.
-        recurrent_layer: a Keras sequence layer; it must return sequences
-            exactly when `task.per_step` is True.
-        name: the model's name.
-        head_name: the name of the linear head.
-        learned_initial_states: when > 0, the layer starts from this many
-            trained states (`LearnedInitialState`) instead of zeros.
-
-    Returns:
-        An uncompiled `keras.Model` mapping `[batch, time, task.input_dim]`
-        to `[batch, task.output_dim]` (or `[batch, time, task.output_dim]`).
-    """
+    """The uncompiled model `name` a task needs: `recurrent_layer` (which
+    returns sequences exactly when `task.per_step`), started from
+    `learned_initial_states` trained states (`LearnedInitialState`) where
+    that is > 0, then a linear head `head_name` of `task.output_dim`."""
     import keras
 
     from keras_rda.lab.zoo.learned_initial_state import LearnedInitialState
@@ -172,11 +153,7 @@ def build_rda_exp_tanh(task, units=250, learn_initial_state=None, **kwargs):
 
 
 def _learns_initial_state(task, learn_initial_state):
-    """`learn_initial_state` as a bool; None means `task.learn_initial_state`.
-
-    Raises:
-        ValueError: `learn_initial_state` is neither None nor a boolean.
-    """
+    """`learn_initial_state` as a bool; None means `task.learn_initial_state`."""
     if learn_initial_state is None:
         return bool(task.learn_initial_state)
     return validation.boolean("learn_initial_state", learn_initial_state)
@@ -185,12 +162,8 @@ def _learns_initial_state(task, learn_initial_state):
 def _variant_arguments(variant, kwargs):
     """The RDA's activation arguments: `{"variant": variant}`, or, where
     `kwargs` sets an activation, the variant's three activations with those
-    replaced (RDA paper section 6.2's other combinations of `f_a` and `f_o`,
-    e.g. `--model-arg attention_activation=relu` on "rda": RDA-relu-id).
-
-    Returns:
-        The keyword arguments of `keras_rda.RDA` naming its activations.
-    """
+    replaced (e.g. `--model-arg attention_activation=relu` on "rda":
+    RDA-relu-id, of the RDA paper's section 6.2)."""
     from keras_rda.cells import RDACell
 
     names = ("attention_activation", "hidden_activation", "output_activation")

@@ -1,22 +1,9 @@
 """Document classification data of the UW paper (section 3.6, Appendix L).
 
-`text_classification(name)` returns token ids ready for an `Embedding`
-layer, labels, the adapted `keras.layers.TextVectorization` and, when a GloVe
-file is given, the matching embedding matrix. One module per job:
-
-- `sources`: where each data set comes from (a table of the five);
-- `zhang_csv`, `sentence_labels`: the readers of the two local file
-  formats; `glove`: GloVe vectors as an embedding matrix;
-- `tfds_source`: the tensorflow-datasets path;
-- `downloads`: the Zhang et al. (2015) archives, checked before extraction;
-- `local_copy`: local files and directories, and the seeded split of a file;
-- `tokenization`: vocabulary, token ids, padding;
-- `load`: `text_classification` itself, which puts them together.
-
-A local *directory* must hold `train.csv` and `test.csv` (and optionally
-`classes.txt`); a local *file* is one split only, so it is shuffled with
-`seed` and split into train/test by `test_fraction`. `result.source` says
-which path was taken.
+`text_classification(name)` (module `load`) returns token ids ready for an
+`Embedding` layer, labels, the adapted `keras.layers.TextVectorization` and,
+when a GloVe file is given, the matching embedding matrix; `sources` says
+where each data set comes from, `local_copy` how a local copy is read.
 """
 
 from keras_rda.lab.datasets.text_classification.glove import read_glove

@@ -41,40 +41,30 @@ class Task(abc.ABC):
         name: registry name, e.g. `"addition"`.
         paper: where the task comes from, e.g. `"RDA paper, section 6.3"`.
         description: one line for `keras-rda tasks`.
-        output: `"regression"` (real-valued targets, MSE loss) or
-            `"classification"` (integer class targets, cross-entropy).
-        per_step: True when there is a target at every time step
-            (`targets` is `[batch, time]` or `[batch, time, dim]`), False
-            when there is one target per sequence.
+        output: `"regression"` (MSE loss) or `"classification"` (integer
+            class targets, cross-entropy).
+        per_step: True when there is a target at every time step, False
+            when there is one per sequence.
         num_classes: number of classes for classification, else None.
         metric: the score reported in tables: `"mse"`, `"accuracy"` or
             `"crossentropy"`.
-        baseline: the naive baseline of the paper on `metric`
-            (e.g. 0.167 MSE for the adding problem), or None.
-        threshold: `(metric, op, value)`, the paper's "solved" criterion used
-            for "steps until threshold", e.g. `("loss", "<", 0.001)`; or None.
-        paper_steps: the number of training steps the paper reports on, or
-            None.
-        masked: True when sequences of different lengths are zero-padded to
-            a common length: every padded step is an all-zero input vector
-            (real steps never are), so a model masks them with
-            `keras.layers.Masking(mask_value=0.0)`; `sample_weight` is 0 on
-            padded steps of per-step targets.
+        baseline: the paper's naive baseline on `metric`, or None.
+        threshold: `(metric, op, value)`, the paper's "solved" criterion
+            (for "steps until threshold"), e.g. `("loss", "<", 0.001)`; or None.
+        paper_steps: the training steps the paper reports on, or None.
+        masked: True when sequences are zero-padded to a common length
+            (padded steps are all-zero inputs, real steps never are, for
+            `keras.layers.Masking(mask_value=0.0)`).
         learn_initial_state: True when the paper lets the units learn their
-            initial state on this task (zoo builders that can, do).
-        seq_len_param: the constructor argument that `--seq-len` sets (e.g.
-            `"length"`), or None when the task has no length.
-        scales: `{"small": {...}}`, constructor arguments that shorten the
-            task for `--scale small`; the constructor's defaults are the
-            papers' settings (`--scale paper`).
-        preset_of: for a preset (`register_preset`), the registry name (or
-            class name) of the task whose generator it runs with other
-            defaults; else None.
+            initial state on this task.
+        seq_len_param: the constructor argument `--seq-len` sets, or None.
+        scales: `{"small": {...}}`, constructor arguments for `--scale
+            small` (the constructor's defaults are the papers' settings).
+        preset_of: for a preset (`register_preset`), the name of the task
+            whose generator it runs with other defaults; else None.
         training_scales: per-scale overrides of `DEFAULT_TRAINING`
-            (`steps`, `batch_size`, `units`, `eval_every`, `eval_examples`,
-            and optionally `learning_rate` and `clipvalue`, which then
-            override the zoo model's at that scale: the paper trained every
-            model of its comparison alike).
+            (optionally with `learning_rate` and `clipvalue`, which then
+            override the zoo model's: the paper trained every model alike).
 
     Instance attributes:
         input_dim: size of the last axis of `inputs`.

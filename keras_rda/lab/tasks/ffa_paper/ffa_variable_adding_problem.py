@@ -11,7 +11,7 @@ class FFAVariableAddingProblem(FFAAddingProblem):
     One model for every length from 50 to 10,000, padded to `max_length`
     and masked (`--scale small` stops at 500). Raffel & Ellis report 99.9%
     accuracy with attention and 77.4% with the unweighted mean after 100
-    epochs. Registered as "ffa-addition-variable".
+    epochs.
 
     Args:
         min_length: the shortest sequence (50).

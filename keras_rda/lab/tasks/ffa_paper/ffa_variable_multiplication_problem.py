@@ -13,7 +13,7 @@ class FFAVariableMultiplicationProblem(FFAMultiplicationProblem):
     One model for every length from 50 to 10,000, padded to `max_length`
     and masked (`--scale small` stops at 500). Raffel & Ellis report 99.4%
     accuracy with attention and 55.5% with the unweighted mean after 100
-    epochs. Registered as "ffa-multiplication-variable".
+    epochs.
 
     Args:
         min_length: the shortest sequence (50).

@@ -1,12 +1,7 @@
-"""Hochreiter & Schmidhuber's marked-value problems (addition, multiplication).
-
-Shared generator of the two long-term memory problems of Hochreiter &
-Schmidhuber (1997, sections 5.4 and 5.5) in the form Raffel & Ellis (2016,
-section 2) use them. Not registered itself: its subclasses are, the
-addition and the multiplication problem (`FFAAddingProblem`,
-`FFAMultiplicationProblem`) and their variable-length versions
-(`FFAVariableAddingProblem`, `FFAVariableMultiplicationProblem`).
-"""
+"""Hochreiter & Schmidhuber's marked-value problems (1997, sections 5.4 and
+5.5) as Raffel & Ellis (2016, section 2) use them: the generator of
+`FFAAddingProblem`, `FFAMultiplicationProblem` and their variable-length
+versions."""
 
 import abc
 
@@ -25,20 +20,9 @@ FIRST_MARKER_STEPS = 10
 
 
 def tolerance_accuracy(y_true, y_pred, tolerance=TOLERANCE):
-    """Per-sequence correctness: 1.0 where `|y_pred - y_true| < tolerance`.
-
-    Works on NumPy arrays and on backend tensors (uses `keras.ops`), so it
-    can be wrapped as a Keras metric:
-    `keras.metrics.MeanMetricWrapper(tolerance_accuracy, name="accuracy")`.
-
-    Args:
-        y_true: targets, `[batch, 1]` or `[batch]`.
-        y_pred: predictions of the same shape.
-        tolerance: the largest absolute error (exclusive) that counts.
-
-    Returns:
-        float32 `[batch]` (or the input shape without a trailing 1).
-    """
+    """Per-sequence correctness, float32 `[batch]`: 1.0 where `|y_pred -
+    y_true| < tolerance` (`[batch, 1]` or `[batch]`, NumPy or backend tensors,
+    so that `keras.metrics.MeanMetricWrapper` can wrap it)."""
     from keras import ops
 
     error = ops.abs(ops.cast(y_pred, "float32") - ops.cast(y_true, "float32"))
@@ -127,11 +111,8 @@ class MarkedValueProblem(Task):
         """The targets from the two marked values (float64 arrays `[batch]`)."""
 
     def marker_positions(self, rng, lengths):
-        """`(N1, N2)`: int arrays `[batch]` of the two marked steps.
-
-        `N1` is uniform over the first ten steps; `N2` uniform over the first
-        `length // 2 - 1` steps other than `N1`.
-        """
+        """`(N1, N2)`: int arrays `[batch]` of the two marked steps (see the
+        class docstring)."""
         batch_size = len(lengths)
         first = rng.integers(0, FIRST_MARKER_STEPS, size=batch_size)
         room = lengths // 2 - 1

@@ -19,8 +19,7 @@ class ClassifyLength(Task):
     exceeds `max_length / 2`. Half the labels are 1, so guessing scores 50%.
 
     The defaults are the RDA paper's (lengths 1..1000, solved at accuracy
-    1.0). The RWA paper, whose tasks the RDA paper takes up (its section 4),
-    draws lengths from 0: the preset `RWAClassifyLength` ("classify-by-length").
+    1.0); the RWA paper draws lengths from 0 (the preset `RWAClassifyLength`).
 
     At `--scale paper` every model trains as in the RDA paper (section 6.1):
     250 units, batches of 100, Adam at 1e-3 and gradients clipped to

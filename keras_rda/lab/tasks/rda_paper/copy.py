@@ -23,10 +23,8 @@ class Copy(Task):
     targets are ints over `num_symbols + 1` (symbols, blank).
 
     The defaults are the RDA paper's. This is Henaff et al.'s variable copy
-    problem, which the RWA paper runs as `RWACopy` ("variable-copy": the
-    length given by its blanks, scored by cross-entropy); the UW paper's
-    copy, which recalls the whole input right after it, is `UWCopy`
-    ("uw-copy"), another generator.
+    problem, which the RWA paper runs as `RWACopy`; the UW paper's copy is
+    another generator, `UWCopy`.
 
     Args:
         length: steps per sequence (1000, as every RDA-paper task).

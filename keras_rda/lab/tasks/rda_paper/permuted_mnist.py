@@ -11,7 +11,7 @@ class PermutedMnist(SequentialMnist):
     The same permutation for every image, train and test (drawn from
     `permutation_seed` with `numpy.random.default_rng`; at `pool=1` it is
     `pixel_permutation(permutation_seed)` of the `keras_rda.lab.datasets.mnist`
-    module). Registered as "pmnist".
+    module).
 
     Args:
         path: local MNIST CSV file or directory (see `keras_rda.lab.datasets.mnist`).

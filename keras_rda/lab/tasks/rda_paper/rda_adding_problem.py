@@ -11,7 +11,7 @@ class RDAAddingProblem(AddingProblem):
     The same sequences as `AddingProblem`, with the channels in the RDA
     paper's order (the U[0, 1] values, then the marker with two ones),
     T = 1000 and the paper's criterion: steps until the MSE is below 0.001
-    (Table 1). Registered as "addition".
+    (Table 1).
 
     Args:
         length: steps per sequence (the paper's 1000).
@@ -22,9 +22,6 @@ class RDAAddingProblem(AddingProblem):
         >>> x, y, w = task.generate(4, np.random.default_rng(0))
         >>> x.shape, y.shape, w.shape
         ((4, 100, 2), (4, 1), (4,))
-
-    Reference:
-        Maginnis & Richemond 2017 (RDA paper), sections 4 and 6.3, Table 1.
     """
 
     name = "addition"

@@ -21,10 +21,8 @@ class AddingProblem(Task):
 
     The defaults are the RWA paper's: channels in its order (indicator,
     value), T = 100 (the paper also runs T = 1000: `--seq-len 1000`). The
-    RDA paper takes up the RWA paper's tasks (its section 4); its run of
-    this one is the preset `RDAAddingProblem` ("addition"). The feed-forward
-    attention paper's is Hochreiter & Schmidhuber's original definition,
-    another generator: `FFAAddingProblem` ("ffa-addition").
+    RDA paper's run is the preset `RDAAddingProblem`; the feed-forward
+    attention paper's, Hochreiter's original definition, `FFAAddingProblem`.
 
     Args:
         length: steps per sequence T (100 or 1000 in the paper).

@@ -76,12 +76,8 @@ class Reber(Task):
     the label.
 
     Naive baseline 0.5 (`baseline`): the best rule that ignores the order
-    of the letters is chance. The test suite checks this for the length. A
-    length-only classifier (the majority class per length) is fit on 4,000
-    sentences and scored on 4,000 others; it scores 0.490 (seeds 11 and
-    12), within the test's 0.03 of 0.5 (3.8 standard deviations of a
-    4,000-sentence score). On the former, unmatched sentences the same rule
-    scores 0.633 (`tests/lab/tasks/rwa_paper/test_reber.py`).
+    of the letters is chance (a length-only classifier scores 0.490 here,
+    0.633 on unmatched sentences: `tests/lab/tasks/rwa_paper/test_reber.py`).
 
     Args:
         max_length: longest sentence kept (the paper does not say; 30).

@@ -11,11 +11,10 @@ class RWAClassifyLength(ClassifyLength):
 
     Lengths are uniform over every length 0 to T (a length-0 sequence is all
     padding), values N(0, 1), label 1 when the length exceeds T / 2; the
-    criterion is to beat the 50% of guessing. Registered as
-    "classify-by-length". At `--scale paper` every model trains as in the
-    RWA paper (section 3.1): Adam at 1e-3, no gradient clipping, held-out
-    batches of 100; the RWA learns its s0, the LSTM starts from zeros ("All
-    initial cell states are 0").
+    criterion is to beat the 50% of guessing. At `--scale paper` every model
+    trains as in the RWA paper (section 3.1): Adam at 1e-3, no gradient
+    clipping, held-out batches of 100; the RWA learns its s0, the LSTM starts
+    from zeros ("All initial cell states are 0").
 
     Args:
         max_length: T (the paper's 1000; it found T = 100 too easy).

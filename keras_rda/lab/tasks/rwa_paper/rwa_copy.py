@@ -20,8 +20,7 @@ class RWACopy(Copy):
     elsewhere. These are the sequences of `Copy(length=2S + T)` (the RDA
     paper's copy task is this problem), measured by T instead of the whole
     length and scored by cross-entropy: always answering blank costs
-    S ln K / (2S + T) per step, the baseline to beat. Registered as
-    "variable-copy".
+    S ln K / (2S + T) per step, the baseline to beat.
 
     Args:
         blank_length: T, 100 or 1000 in the paper (`--seq-len`).

@@ -9,16 +9,11 @@ class NoisySinusoid(Sinusoid):
     """Sinusoid continuation from inputs with U(-2, 2) noise (section 3.4).
 
     `Sinusoid` with `noise=2`: the points the model reads get added noise
-    U(-2, 2); the targets are the clean continuation. Registered as
-    "sinusoid-noisy".
+    U(-2, 2); the targets are the clean continuation.
 
     Args:
         length: `T`, points read and points generated (100 in the paper).
         noise: half-width of the uniform input noise (2 in the paper).
-
-    Reference:
-        Le, Tran & Venkatesh 2019 (UW paper), section 3.4, Figure 3 and
-        Appendix J.
     """
 
     name = "sinusoid-noisy"

@@ -1,16 +1,14 @@
-"""The UW paper's sinusoid continuation task (section 3.4).
+"""The UW paper's sinusoid continuation task (section 3.4, Appendix J).
 
-Le, Tran & Venkatesh, "Learning to Remember More with Less Memorization"
-(ICLR 2019), section 3.4 and Appendix J. Each example is a sinusoid
+Each example is a sinusoid
 
     y = 5 + A sin(2 pi f x + phi),  A ~ U(1, 5), f ~ U(10, 30), phi ~ U(0, 100),
 
 sampled at x_t = (t + e_t) / 1000, e_t ~ U(-1, 1), t = 1 .. 2T. The model
 reads the first `T` points ("encoding") and must generate the next `T`
-("decoding"); T = 100 in the paper. In the noisy variant the *input* points
-get added noise U(-2, 2) (`NoisySinusoid`, "sinusoid-noisy"); the targets
-are the clean continuation. The loss
-and the score are the mean squared error over the decoding steps.
+("decoding"); T = 100 in the paper. In the noisy variant (`NoisySinusoid`)
+the *input* points get added noise U(-2, 2). The loss and the score are the
+mean squared error over the decoding steps.
 
 Layout (`2T` steps): `inputs[..., 0]` is the (noisy) point y_t during
 encoding and 0 during decoding, `inputs[..., 1]` is a decoding flag (0 then
