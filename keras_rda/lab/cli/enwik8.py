@@ -215,31 +215,28 @@ def _preset(args):
     """The scale's preset with the size and cadence flags, checked."""
     from keras_rda.lab.enwik8.presets import get_preset
 
-    for flag in (
+    flags = (
         "steps",
         "units",
         "seq_len",
         "batch_size",
         "eval_every",
         "checkpoint_every",
-    ):
-        positive(f"--{flag.replace('_', '-')}", getattr(args, flag))
-    checked(
+    )
+    fields = {"seq_len": "bptt"}  # a flag's preset field, where it is another
+    overrides = {
+        fields.get(flag, flag): positive(
+            f"--{flag.replace('_', '-')}", getattr(args, flag)
+        )
+        for flag in flags
+    }
+    overrides["learning_rate"] = checked(
         validation.positive_number,
         "--learning-rate",
         args.learning_rate,
         allow_none=True,
     )
-    return get_preset(
-        args.scale,
-        steps=args.steps,
-        units=args.units,
-        bptt=args.seq_len,
-        batch_size=args.batch_size,
-        learning_rate=args.learning_rate,
-        eval_every=args.eval_every,
-        checkpoint_every=args.checkpoint_every,
-    )
+    return get_preset(args.scale, **overrides)
 
 
 def _load(path):

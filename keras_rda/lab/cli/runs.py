@@ -152,17 +152,8 @@ def _output_options(group):
 
 
 def run_models(args, model_names, comparison):
-    """Runs `train`/`compare`: one `RunSpec`, handed to the lab once.
-
-    Args:
-        args: the parsed command line.
-        model_names: the models it names.
-        comparison: True for `compare` (record TASK-compare), False for
-            `train` (record TASK-MODEL), unless `--name` names it.
-
-    Returns:
-        The exit code, 0.
-    """
+    """Runs `train`/`compare` (`comparison`) of `model_names`: one `RunSpec`,
+    handed to the lab once; returns the exit code, 0."""
     from keras_rda.lab import files
     from keras_rda.lab import runs
 
@@ -320,11 +311,7 @@ def clip_flags(args):
             f"--global-clipnorm {args.global_clipnorm} and --clipnorm "
             f"{args.clipnorm} are two clips; Keras takes one, drop either"
         )
-    return {
-        "clipvalue": args.clipvalue,
-        "clipnorm": args.clipnorm,
-        "global_clipnorm": args.global_clipnorm,
-    }
+    return {k: getattr(args, k) for k in ("clipvalue", "clipnorm", "global_clipnorm")}
 
 
 def parse_units(text):

@@ -24,6 +24,7 @@ import time
 import keras
 import numpy as np
 
+from keras_rda.lab.reporting.report import table_record_markdown
 from keras_rda.lab.reporting.report import write_script_table
 from keras_rda.lab.tasks import get_task
 from keras_rda.lab.zoo import get_model_spec
@@ -40,6 +41,7 @@ PAPER = {
     ("ffa-multiplication", "ffmean"): [2, 2, 8, 33, "89.8%", "80.8%"],
 }
 PAPER_T0 = [50, 100, 500, 1000, 5000, 10000]
+ALIGN = ["---", "---", "---:", "---:", "---:", "---:"]
 
 
 def run(task_name, model_name, min_length, learning_rate, args):
@@ -158,10 +160,7 @@ def main(argv=None):
         "lr",
     ]
     print()
-    print("| " + " | ".join(columns) + " |")
-    print("|---|---|---:|---:|---:|---:|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print(table_record_markdown({"columns": columns, "align": ALIGN, "rows": rows}))
     print(
         f"\nhere: epochs of {args.steps_per_epoch} updates until 100% of "
         f"{args.eval_examples} held-out sequences, or the accuracy after "
@@ -200,7 +199,7 @@ def write_record(args, argv, columns, rows, trials):
         rows,
         notes,
         argv,
-        align=["---", "---", "---:", "---:", "---:", "---:"],
+        align=ALIGN,
         append=args.append,
         seeds=[args.seed],
         trials=trials,

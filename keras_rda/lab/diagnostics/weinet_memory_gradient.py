@@ -142,7 +142,7 @@ def memory_gradients(cell, readout, x, y, path="both"):
     return norms, memories, float(np.mean(np.abs(decay) > 1.0))
 
 
-def digit_steps(task, x, y):
+def digit_steps(x):
     """The step at which each example's queried digit was shown `[batch]`."""
     symbols = np.where(x.sum(-1) > 0, x.argmax(-1), -1)
     key = symbols[:, -1]
@@ -203,9 +203,7 @@ def main(argv=None):
                     for kk in STEPS_BACK
                     if kk < steps
                 }
-                at_digit = float(
-                    np.median(norms[np.arange(len(y)), digit_steps(task, x, y)])
-                )
+                at_digit = float(np.median(norms[np.arange(len(y)), digit_steps(x)]))
                 per_seed.append(
                     (
                         float(np.abs(memory).max()),

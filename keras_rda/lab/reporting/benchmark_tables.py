@@ -94,9 +94,8 @@ def _milliseconds(*values):
     return [f"{value:.{digits}f}" for value in values]
 
 
-def _span(values, digits, unit=""):
-    low, high = min(values), max(values)
-    return f"{low:.{digits}f}-{high:.{digits}f}{unit}"
+def _span(values, digits):
+    return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
 
 
 def _copies_table(data, keys, models, cell):

@@ -54,11 +54,8 @@ def controller_cell(name, units):
 
 
 def governed_length(task, sequence_length=None):
-    """`T` of eq. 8: the task's encoding length (or its whole length).
-
-    Raises:
-        ValueError: when the task has neither and none is given.
-    """
+    """`T` of eq. 8: `sequence_length`, else the task's encoding length, else
+    its whole length (`ValueError` where it has neither)."""
     if sequence_length is not None:
         return sequence_length
     for attribute in ("encoding_length", "sequence_length"):
@@ -73,13 +70,7 @@ def governed_length(task, sequence_length=None):
 
 
 def make_schedule(
-    kind,
-    task,
-    memory_size,
-    sequence_length=None,
-    encoding_steps=None,
-    cache_size=CACHE_SIZE,
-    seed=0,
+    kind, task, sequence_length=None, encoding_steps=None, cache_size=CACHE_SIZE, seed=0
 ):
     """The write schedule `kind` ("regular", "uniform", "cached_uniform",
     "random") for `task`, governing its encoding part (the registry
@@ -167,13 +158,7 @@ def memory_model(
             )
         controller = controller_cell(controller, units)
     write_schedule = make_schedule(
-        schedule,
-        task,
-        memory_size,
-        sequence_length,
-        encoding_steps,
-        cache_size,
-        seed,
+        schedule, task, sequence_length, encoding_steps, cache_size, seed
     )
     import keras
 
