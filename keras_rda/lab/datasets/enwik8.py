@@ -115,21 +115,16 @@ def enwik8(path=None, *, cache_dir=None, split_fractions=SPLIT_FRACTIONS, verify
     `enwik8.zip`), or downloaded from the canonical URL with
     `keras.utils.get_file` (cached under `cache_dir`, default `~/.keras`).
 
-    Files smaller than enwik8 (e.g. the real first 10^6 bytes, `enwik6`) are
-    split in the same proportions: first 90% train, next 5% valid, last 5%
-    test.
-
     Args:
         path: optional path to `enwik8.zip`, `enwik8` (or a prefix of it such
-            as `enwik6`) or a directory containing one of them.
+            as `enwik6`, split in the same proportions) or a directory
+            containing one of them.
         cache_dir: download cache directory for `keras.utils.get_file`.
         split_fractions: `(train, valid, test)` fractions summing to 1.
-        verify: check the size and published digest of files with a
-            known name (`enwik8`, `enwik6`); check that any other file is
-            a prefix of enwik8 as far as can be told without it: it starts
-            with enwik8's header, with the real first 10^6 bytes when it is
-            that long, and is UTF-8 text without control characters but
-            tab and newline, as enwik8 is.
+        verify: check the size and published digest of files with a known
+            name (`enwik8`, `enwik6`), and that any other file can be a
+            prefix of enwik8 (its header, its first 10^6 bytes, text as
+            enwik8 is: see `_verify_prefix`).
 
     Returns:
         An `Enwik8` with `uint8` arrays `train`, `valid`, `test`.
@@ -150,11 +145,8 @@ def enwik8(path=None, *, cache_dir=None, split_fractions=SPLIT_FRACTIONS, verify
 
 
 def split_tokens(tokens, split_fractions=SPLIT_FRACTIONS):
-    """Splits a 1-D token array into contiguous train/valid/test parts.
-
-    Sizes are `round(f * N)` for train and valid, the rest for test, so a
-    10^8-byte file gives exactly 90M/5M/5M and 10^6 bytes 900k/50k/50k.
-    """
+    """Splits a 1-D token array into contiguous train/valid/test parts of
+    `round(f * N)`, `round(f * N)` and the rest (exactly 90M/5M/5M of 10^8)."""
     fractions = validation.fractions("split_fractions", split_fractions, 3)
     n = len(tokens)
     n_train = int(round(fractions[0] * n))
@@ -177,16 +169,9 @@ def decode(ids):
 
 
 def batchify(tokens, batch_size):
-    """Lays a token stream out as `batch_size` contiguous rows.
-
-    Args:
-        tokens: 1-D array of N token ids.
-        batch_size: number of rows.
-
-    Returns:
-        Array `[batch_size, N // batch_size]`; row i holds tokens
-        `[i * L, (i + 1) * L)`. The last `N % batch_size` tokens are dropped.
-    """
+    """N tokens laid out as `[batch_size, L = N // batch_size]` contiguous
+    rows (row i: tokens `[i * L, (i + 1) * L)`; the last `N % batch_size`
+    tokens are dropped)."""
     validation.positive_int("batch_size", batch_size)
     tokens = np.asarray(tokens)
     row_len = len(tokens) // batch_size
@@ -208,14 +193,10 @@ def num_segments(num_tokens, batch_size, bptt, drop_remainder=True):
 
 
 def _segment_parts(tokens, batch_size, bptt, start_segment, drop_remainder):
-    """The segments from `start_segment` on, in at most two parts.
-
-    Returns:
-        `(full, tail)`: `full` is None or `(inputs, targets)`, uint8/int
-        `[segments, batch_size, bptt]`, the full-length segments; `tail` is
-        None or the last, shorter segment `(inputs, targets)`, each
-        `[batch_size, < bptt]` (only with `drop_remainder=False`).
-    """
+    """`(full, tail)`: the segments from `start_segment` on, the full-length
+    ones `(inputs, targets)` `[segments, batch_size, bptt]` and the last,
+    shorter one `[batch_size, < bptt]` (with `drop_remainder=False`), each
+    None where there is none."""
     rows = batchify(tokens, batch_size)
     n = num_segments(len(tokens), batch_size, bptt, drop_remainder)
     if not 0 <= start_segment <= n:
@@ -248,22 +229,8 @@ def _segment_parts(tokens, batch_size, bptt, start_segment, drop_remainder):
 
 
 def segments(tokens, batch_size, bptt, start_segment=0, drop_remainder=True):
-    """Truncated-BPTT segments of a token stream as NumPy arrays.
-
-    The segments of `segment_dataset`, without TensorFlow (the enwik8 loop
-    on every backend reads these).
-
-    Args:
-        tokens: 1-D array of token ids.
-        batch_size: number of parallel rows (the global batch).
-        bptt: segment length (truncated backpropagation length).
-        start_segment: first segment to yield (to resume mid-epoch).
-        drop_remainder: drop the last, shorter segment of each row.
-
-    Yields:
-        `(inputs, targets)`, `int32` `[batch_size, bptt]` (the last one
-        `[batch_size, <= bptt]` when `drop_remainder=False`).
-    """
+    """The segments of `segment_dataset` (same arguments) as NumPy arrays,
+    without TensorFlow: what the enwik8 loop reads on every backend."""
     full, tail = _segment_parts(tokens, batch_size, bptt, start_segment, drop_remainder)
     if full is not None:
         for x, y in zip(*full):
@@ -273,7 +240,8 @@ def segments(tokens, batch_size, bptt, start_segment=0, drop_remainder=True):
 
 
 def segment_dataset(tokens, batch_size, bptt, start_segment=0, drop_remainder=True):
-    """Truncated-BPTT segments of a token stream as a `tf.data.Dataset`.
+    """Truncated-BPTT segments of a token stream as a `tf.data.Dataset` of
+    int32 `(inputs, targets)`, `[batch_size, bptt]` each.
 
     Segment k is `(rows[:, k*bptt:(k+1)*bptt], rows[:, k*bptt+1:(k+1)*bptt+1])`
     with `rows = batchify(tokens, batch_size)`: row i of segment k+1 continues
@@ -285,12 +253,8 @@ def segment_dataset(tokens, batch_size, bptt, start_segment=0, drop_remainder=Tr
         bptt: segment length (truncated backpropagation length).
         start_segment: first segment to yield (to resume mid-epoch).
         drop_remainder: drop the last, shorter segment of each row (training
-            wants one shape). With `False` every predictable token is in
-            exactly one segment (evaluation).
-
-    Returns:
-        A dataset of `(inputs, targets)`, `int32` `[batch_size, bptt]` (the
-        last one `[batch_size, <= bptt]` when `drop_remainder=False`).
+            wants one shape); with False every predictable token is in
+            exactly one segment (evaluation), the last `[batch_size, < bptt]`.
     """
     import tensorflow as tf
 

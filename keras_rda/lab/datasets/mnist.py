@@ -31,9 +31,8 @@ def mnist(
     Sources, in order:
     1. `path`: a local CSV file (optionally gzipped) with one digit per row,
        784 pixel values 0-255 (row-major 28x28) then the label 0-9, e.g. the
-       5,000-digit `mnist_5k.csv.gz`. A CSV holds no test split, so a seeded
-       `test_fraction` of its rows (stratified by nothing, shuffled with seed
-       0) becomes the test set.
+       5,000-digit `mnist_5k.csv.gz`; a `test_fraction` of its rows
+       (shuffled with seed 0) becomes the test set.
     2. the directory in `KERAS_RDA_DATA_DIR`, when it holds a file named like
        `mnist*.csv.gz` / `mnist*.csv`.
     3. tensorflow-datasets `mnist` (60,000 train / 10,000 test digits,
@@ -52,9 +51,6 @@ def mnist(
         `((x_train, y_train), (x_test, y_test))`: `x` float32
         `[n, 784, 1]` in [0, 1], pixels top-left to bottom-right (permuted
         when asked); `y` int32 `[n]`.
-
-    Reference:
-        RDA paper section 6.3 (MNIST, Tables 3-4); RWA paper section 3.6.
     """
     local = _find_local(path)
     if local is not None:

@@ -25,32 +25,10 @@ _NAME = re.compile(r"ckpt-(\d+)\.npz")
 class ArrayCheckpoint:
     """Saves and restores model, optimizer, step and carried state (`.npz`).
 
-    Creating it on a directory that holds a checkpoint restores the latest
-    one (and checks `run_config` against the saved one first). The same
-    members as `checkpointing.TrainingCheckpoint`.
-
-    Args:
-        out_dir: the run's directory; checkpoints go to `out_dir/checkpoints`,
-            the run's configuration to `out_dir/config.json`.
-        model: the model (its weights are saved).
-        optimizer: the built optimizer.
-        state_sizes: size of each carried state tensor.
-        batch_size: the global batch (rows of the carried state).
-        run_config: a JSON-serialisable dict; a checkpoint written for another
-            `run_config` is not restored.
-        keep: how many checkpoints to keep.
-
-    Attributes:
-        step: int32 `keras.Variable`, the number of steps done.
-        carried_state: one float32 `keras.Variable` `[batch_size, size]` per
-            state tensor.
-        restored_from: the path restored from, or None.
-        directory: `out_dir/checkpoints`.
-
-    Raises:
-        ValueError: if `out_dir` holds a checkpoint of another `run_config`,
-            or one of the TensorFlow loop.
-        DamagedFile: if the checkpoint there cannot be restored.
+    The arguments, members and errors of `checkpointing.TrainingCheckpoint`,
+    without `strategy`, with `keep` (how many checkpoints to keep) and
+    `directory` (`out_dir/checkpoints`); `step` is an int32 `keras.Variable`.
+    A checkpoint of the TensorFlow loop in `out_dir` is refused.
     """
 
     def __init__(
@@ -111,15 +89,8 @@ class ArrayCheckpoint:
         return arrays
 
     def save(self, states=None):
-        """Writes `ckpt-STEP.npz` and keeps the last `keep` checkpoints.
-
-        Args:
-            states: the carried state (as the train step returns it); when
-                given, it replaces the saved carried state first.
-
-        Returns:
-            The checkpoint's path.
-        """
+        """Writes `ckpt-STEP.npz` (its path returned) and keeps the last `keep`
+        checkpoints; `states` as for `TrainingCheckpoint.save`."""
         if states is not None:
             for variable, value in zip(self.carried_state, states):
                 variable.assign(np.asarray(value))

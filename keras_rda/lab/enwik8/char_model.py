@@ -25,15 +25,8 @@ def recurrent_layer(model, units, use_cudnn=False):
     """The sequence layer of zoo model `model` with `units` units (the
     zoo's: `lstm` here is the zoo's `lstm`, and so on).
 
-    Args:
-        model: one of `MODELS`.
-        units: recurrent units.
-        use_cudnn: for "lstm"/"gru", Keras's `use_cudnn`. False by default:
-            cuDNN kernels cannot be compiled by XLA, and the enwik8 loop
-            compiles the whole segment.
-
-    Returns:
-        A layer with `return_sequences=True, return_state=True`.
+    It returns sequences and states. `use_cudnn` is Keras's, for "lstm" and
+    "gru": False by default, since XLA cannot compile cuDNN kernels.
     """
     from keras_rda.lab.zoo.registry import get_model_spec
 

@@ -33,13 +33,9 @@ RUN_FILES = (
 
 
 def check_run_config(out_dir, run_config, has_checkpoint):
-    """Refuses to resume a checkpoint in `out_dir` written for another
-    `run_config`, then writes `run_config` to `out_dir/config.json`.
-
-    Args:
-        out_dir: the run's directory (made if missing).
-        run_config: a JSON-serialisable dict (model, sizes, data length).
-        has_checkpoint: whether `out_dir` holds a checkpoint to resume.
+    """Refuses to resume a checkpoint in `out_dir` (`has_checkpoint`: it holds
+    one) written for another `run_config` (model, sizes, data length), then
+    writes `run_config` to `out_dir/config.json` (`out_dir` made if missing).
 
     Raises:
         ValueError: the saved `config.json` differs from `run_config`.
@@ -146,15 +142,9 @@ class TrainingCheckpoint:
             self._restore(self.manager.latest_checkpoint)
 
     def save(self, states=None):
-        """Writes a checkpoint numbered by `step`.
-
-        Args:
-            states: the per-replica carried state (as the train step returns
-                it); when given, it replaces the saved carried state first.
-
-        Returns:
-            The checkpoint's path.
-        """
+        """Writes a checkpoint numbered by `step` and returns its path; `states`,
+        the per-replica carried state as the train step returns it, replaces
+        the saved one first where given."""
         from keras_rda.lab.enwik8 import replica_rows
 
         if states is not None:

@@ -82,7 +82,7 @@ class Enwik8Trainer:
         data: a `keras_rda.lab.datasets.enwik8.Enwik8` (train/valid/test bytes).
         out_dir: directory for checkpoints, TensorBoard logs and results;
             an existing checkpoint there is restored.
-        model: recurrent unit: "rda", "rda-exp-tanh", "lstm", "gru", "rwa".
+        model: recurrent unit, one of `char_model.MODELS`.
         preset: a `keras_rda.lab.enwik8.presets.Preset`.
         strategy: on TensorFlow a `tf.distribute.Strategy` (default: the
             current one); on JAX None (the default device) or the lab's
@@ -198,13 +198,10 @@ class Enwik8Trainer:
     # ------------------------------------------------------------ training
 
     def train(self, steps=None, on_step=None, final_eval=True):
-        """Trains until the step counter reaches `steps` (total, not extra).
-
-        Args:
-            steps: total number of steps (default: the preset's).
-            on_step: optional `on_step(step)` called after each step.
-            final_eval: evaluate the full validation and test splits at the
-                end (and write `results.json`).
+        """Trains until the step counter reaches `steps` (total, not extra;
+        default: the preset's), calling `on_step(step)` after each step if
+        given, then with `final_eval` evaluates the full validation and test
+        splits (and writes `results.json`).
 
         Returns:
             A dict with `step`, `interrupted`, `train_bpc` (of the last
@@ -317,15 +314,8 @@ class Enwik8Trainer:
         """Bits per character on `split` laid out as `eval_batch_size` rows,
         each read to its end with the state carried across segments (every
         character but each row's first predicted once; the last `len %
-        eval_batch_size` characters are not used).
-
-        Args:
-            split: "valid" or "test" (or "train").
-            max_chars: use only the first `max_chars` characters (None: all).
-
-        Returns:
-            Bits per character (float).
-        """
+        eval_batch_size` characters are not used); only its first
+        `max_chars` characters where given."""
         tokens = self.data.split(split)
         max_chars = validation.positive_int("max_chars", max_chars, allow_none=True)
         if max_chars is not None:

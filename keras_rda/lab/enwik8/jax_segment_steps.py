@@ -1,20 +1,10 @@
 """The jit-compiled train and eval steps of one truncated-BPTT segment (JAX).
 
-The same step as the TensorFlow loop's `segment_steps` (RDA paper, section
-6.1), written with Keras 3's stateless API so that JAX compiles it whole:
-
-1. the initial state: the carried state, or the layer's initial state at the
-   start of an epoch (`reset`), read under a `keras.StatelessScope` so that
-   a learned initial state (`s0` of the RWA/RDA) is the step's value, not a
-   constant frozen into the program;
-2. `model.stateless_call` over the segment, the cross-entropy summed over
-   its characters and divided by the global number of characters of the
-   step (`global_batch * bptt`), and `jax.value_and_grad`; the new state is
-   returned through `stop_gradient` (no gradient crosses a segment);
-3. the gradients clipped element-wise to `[-clipvalue, clipvalue]` and
-   `optimizer.stateless_apply` (Adam).
-
-Steps 1-3 are one `jax.jit` program. Under a `keras.distribution.DataParallel`
+The same step as the TensorFlow loop's `segment_steps`, written with Keras
+3's stateless API so that JAX compiles it whole (one `jax.jit` program); the
+layer's initial state is read under a `keras.StatelessScope`, so that a
+learned one (`s0` of the RWA/RDA) is the step's value, not a constant frozen
+into the program. Under a `keras.distribution.DataParallel`
 (`--strategy data-parallel`) the inputs and the carried state are sharded by
 rows over the devices and the variables replicated; the loss is summed over
 the global batch inside the program, so JAX inserts the all-reduce itself and
@@ -36,28 +26,11 @@ from keras_rda.lab.strategies import shard_batch
 class JaxSegmentSteps:
     """The jit-compiled train and eval step of one segment (JAX backend).
 
-    Args:
-        model: the `build_char_model` model, `[tokens, *states] ->
-            [logits, *new_states]`.
-        optimizer: a Keras optimizer built on the model's trainable
-            variables.
-        global_chars: characters of one training step (`global_batch *
-            bptt`): the divisor of the summed loss.
-        clipvalue: element-wise gradient clip (0 or None: no clipping).
-        distribution: a `keras.distribution.Distribution` whose data layout
-            shards the rows of a batch, or None (one device).
-
-    Call arguments of `train` / `evaluate`:
-        x, y: int32 `[batch, bptt]` inputs and targets (the global batch,
-            as `distribute` returns them).
-        states: the carried state, one float32 `[batch, size]` per state.
-        reset: bool scalar; True starts from the layer's initial state.
-
-    Both return `(nats, new_states)`: the cross-entropy in nats summed over
-    the batch's characters (a scalar array) and the new state.
-
-    Reference:
-        RDA paper, section 6.1 (truncated BPTT, clipping to [-1, 1], Adam).
+    The arguments, and those of `train` and `evaluate`, are
+    `segment_steps.SegmentSteps`'s, with a Keras Adam as `optimizer` and,
+    instead of a strategy, `distribution`: a `keras.distribution.Distribution`
+    whose data layout shards the rows of a batch (the global batch, as
+    `distribute` returns it), or None (one device).
     """
 
     def __init__(self, model, optimizer, global_chars, clipvalue, distribution=None):

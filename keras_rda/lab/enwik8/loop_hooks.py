@@ -25,29 +25,14 @@ class LoopHook:
         """Called once: training goes from step `start` to step `steps`."""
 
     def on_step_end(self, step, nats, states):
-        """Called after each step.
-
-        Args:
-            step: the number of steps done (1 after the first step).
-            nats: scalar tensor, the step's cross-entropy summed over its
-                characters (nats).
-            states: the carried state after the step (per replica).
-        """
+        """Called after step `step` (1 after the first) with its summed
+        cross-entropy `nats` and the carried state after it."""
 
 
 class TrainProgress(LoopHook):
-    """Training BPC and speed per logging interval (progress bar, run log).
-
-    Args:
-        run_log: a `RunLog`.
-        chars_per_step: characters of one step (`global_batch * bptt`).
-        log_every: steps per logging interval.
-        verbose: 1 for a progress bar, 0 for none.
-
-    Attributes:
-        latest: `{"train_bpc", "chars_per_sec"}` of the last interval logged
-            (empty before the first).
-    """
+    """Training BPC and speed every `log_every` steps of `chars_per_step`
+    characters, to `run_log` and (with `verbose`) a progress bar; `latest`
+    holds the last interval's `{"train_bpc", "chars_per_sec"}`."""
 
     def __init__(self, run_log, chars_per_step, log_every, verbose=1):
         self.run_log = run_log
@@ -91,17 +76,10 @@ class TrainProgress(LoopHook):
 
 
 class PeriodicValidation(LoopHook):
-    """Validation BPC every `every` steps, except at the last step.
-
-    Args:
-        evaluate: `evaluate(split, max_chars=...)` returning BPC (the
-            trainer's `evaluate`).
-        every: steps between evaluations (0: never).
-        max_chars: validation characters used (0 or None: all).
-        run_log: a `RunLog` (`valid/bpc`).
-        progress: the `TrainProgress` whose clock pauses meanwhile.
-        verbose: 1 to print the result.
-    """
+    """Validation BPC (the trainer's `evaluate` on the first `max_chars`
+    characters; 0 or None: all) every `every` steps (0: never) but the last,
+    to `run_log` (`valid/bpc`; printed with `verbose`), the `progress` clock
+    paused meanwhile."""
 
     def __init__(self, evaluate, every, max_chars, run_log, progress, verbose=1):
         self.evaluate = evaluate
@@ -125,12 +103,7 @@ class PeriodicValidation(LoopHook):
 
 
 class PeriodicCheckpoint(LoopHook):
-    """A checkpoint (with the carried state) every `every` steps.
-
-    Args:
-        checkpoint: a `TrainingCheckpoint`.
-        every: steps between checkpoints.
-    """
+    """A checkpoint (with the carried state) every `every` steps."""
 
     def __init__(self, checkpoint, every):
         self.checkpoint = checkpoint

@@ -1,13 +1,8 @@
-"""Named hyper-parameter sets for the enwik8 loop.
-
-- "paper": the RDA paper's setting (section 6.1): embedding 64, 1800
-  recurrent units, truncated BPTT every 250 steps, Adam with learning rate
-  1e-3, gradients clipped to [-1, 1], mini-batches of 100 (section 6.1's
-  batch size; the paper does not give a separate one for enwik8). One epoch
-  of the 90M training characters is 3,600 steps. Meant for a GPU or TPU.
-- "small" (the default): 128 units, BPTT 100, batch 32: learns visibly in a
-  few minutes on a CPU (the 1 MB `enwik6` goes from 8 to ~2.3 BPC).
-- "tiny": a smoke-test size for unit tests.
+"""Named hyper-parameter sets for the enwik8 loop: "paper" (the RDA paper's
+section 6.1: embedding 64, 1800 units, BPTT 250, Adam at 1e-3, clipping to
+[-1, 1], batches of 100, so 3,600 steps an epoch; for a GPU or TPU), "small"
+(the default: learns visibly in minutes on a CPU, `enwik6` from 8 to ~2.3
+BPC) and "tiny" (for unit tests).
 """
 
 import dataclasses

@@ -11,17 +11,9 @@ import tensorflow as tf
 
 
 def distribute(strategy, values, global_batch):
-    """Cuts each `[global_batch, ...]` value into per-replica row blocks.
-
-    Args:
-        strategy: a `tf.distribute.Strategy`.
-        values: arrays or tensors with `global_batch` rows.
-        global_batch: rows of the global batch (a multiple of the replicas).
-
-    Returns:
-        The tensors themselves with one replica, else per-replica values
-        where replica `i` holds rows `[i * per, (i + 1) * per)`.
-    """
+    """Cuts each `[global_batch, ...]` value (`global_batch` a multiple of
+    `strategy`'s replicas) into per-replica row blocks: replica `i` holds rows
+    `[i * per, (i + 1) * per)` (with one replica, the tensors themselves)."""
     values = [tf.convert_to_tensor(v) for v in values]
     replicas = strategy.num_replicas_in_sync
     if replicas == 1:

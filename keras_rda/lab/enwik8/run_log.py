@@ -44,10 +44,8 @@ class RunLog:
             f.write(json.dumps({"step": step, **values}) + "\n")
 
     def history(self):
-        """The lines of `history.jsonl` written so far, as dicts.
-
-        A last line cut short (the process was killed while appending it)
-        is left out.
+        """The lines of `history.jsonl` written so far, as dicts (a last line
+        cut short by a kill left out).
 
         Raises:
             DamagedFile: another line is not JSON.

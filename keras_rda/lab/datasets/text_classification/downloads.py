@@ -47,15 +47,9 @@ def verify_archive(path, name):
 
 
 def download_zhang_archive(name, cache_dir=None):
-    """The folder with `train.csv` and `test.csv` of archive `name`.
-
-    Args:
-        name: "dbpedia_csv" or "yahoo_answers_csv".
-        cache_dir: `keras.utils.get_file`'s cache directory (None: Keras's
-            default, `~/.keras`).
-
-    Returns:
-        A `pathlib.Path`.
+    """The folder (a `pathlib.Path`) with `train.csv` and `test.csv` of
+    archive `name` ("dbpedia_csv" or "yahoo_answers_csv"), downloaded into
+    `keras.utils.get_file`'s `cache_dir` (None: `~/.keras`).
 
     Raises:
         ValueError: if the downloaded archive fails its check.

@@ -10,21 +10,11 @@ import numpy as np
 
 
 def read_glove(path, vocabulary, seed=0):
-    """Embedding matrix for `vocabulary` from a GloVe text file.
-
-    The file has one `word v_1 ... v_d` line per word (the Stanford GloVe
-    release format). Row 0 (padding) is zero; words without a vector get
-    N(0, 0.1^2) vectors drawn with `seed`.
-
-    Args:
-        path: the GloVe text file.
-        vocabulary: the words, in the order of the embedding's rows (e.g.
-            `TextVectorization.get_vocabulary()`).
-        seed: seed of the vectors of words the file lacks.
-
-    Returns:
-        `(matrix, hits)`: float32 `[len(vocabulary), d]` and the number of
-        vocabulary words found in the file.
+    """`(matrix, hits)`: the float32 embedding matrix `[len(vocabulary), d]`
+    of `vocabulary` (the words in row order, e.g.
+    `TextVectorization.get_vocabulary()`) from a GloVe text file (`word v_1
+    ... v_d` per line), and how many words it holds. Row 0 (padding) is zero;
+    words without a vector get N(0, 0.1^2) vectors drawn with `seed`.
 
     Raises:
         ValueError: if a line does not hold a word and `d` numbers, or the

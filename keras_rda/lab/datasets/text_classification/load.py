@@ -37,11 +37,9 @@ def text_classification(
     Args:
         name: one of "ag_news_subset", "dbpedia", "imdb_reviews",
             "yahoo_answers", "yelp_polarity_reviews".
-        path: a local copy: a data file (split into train/test with
-            `test_fraction`) or a directory with `train.csv`/`test.csv`. When
-            None, the file named in `sources` is looked up in
-            `$KERAS_RDA_DATA_DIR`; when absent there too, the real data set
-            is loaded (tensorflow-datasets or the Zhang et al. archive).
+        path: a local copy (see `local_copy`); None: the file `sources`
+            names in `$KERAS_RDA_DATA_DIR`, else the real data set
+            (tensorflow-datasets or the Zhang et al. archive).
         max_tokens: vocabulary size of the `TextVectorization` (including
             padding and out-of-vocabulary tokens).
         sequence_length: documents are padded/truncated to this many tokens;
@@ -70,9 +68,6 @@ def text_classification(
     model.fit(data.x_train, data.y_train,
               validation_data=(data.x_test, data.y_test))
     ```
-
-    Reference:
-        Le, Tran & Venkatesh (2019), section 3.6 and Appendix L.
     """
     validation.one_of("name", name, tuple(sorted(SOURCES)))
     validation.one_of("padding", padding, ("pre", "post"))

@@ -10,10 +10,7 @@ import numpy as np
 
 
 def read_sentence_labels(path):
-    """Reads `sentence<TAB>label` lines with labels 0/1.
-
-    Returns:
-        `(texts, labels)`: the sentences and their int32 labels.
+    """`(texts, labels)` of `sentence<TAB>label` lines (int32 labels 0/1).
 
     Raises:
         ValueError: if a line has no tab or its label is not 0 or 1.

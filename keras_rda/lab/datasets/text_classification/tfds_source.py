@@ -6,17 +6,9 @@ from keras_rda.lab.datasets.text_classification.sources import RawTexts
 
 
 def load_tfds(source, data_dir=None, max_examples=None, download=True):
-    """Train and test splits of `source.tfds` from tensorflow-datasets.
-
-    Args:
-        source: a `TextSource` with a `tfds` builder name.
-        data_dir: tensorflow-datasets' data directory (None: its default).
-        max_examples: read only the first `max_examples` of each split.
-        download: whether tensorflow-datasets may download and prepare.
-
-    Returns:
-        A `RawTexts`; a document is its `source.fields` joined by a space.
-    """
+    """The `RawTexts` of `source.tfds` from tensorflow-datasets (in
+    `data_dir`, downloaded where `download`), the first `max_examples` of
+    each split; a document is its `source.fields` joined by a space."""
     import tensorflow_datasets as tfds
 
     splits = []

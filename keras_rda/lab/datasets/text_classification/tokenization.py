@@ -10,17 +10,9 @@ import numpy as np
 
 
 def fit_length(ids, length, padding="pre"):
-    """Pads with 0 or truncates token id rows to `length`.
-
-    Args:
-        ids: int `[num_docs, any_length]`, 0 where there is no token.
-        length: the output length.
-        padding: "pre" keeps the end of a long row and pads at the start;
-            "post" keeps the start and pads at the end.
-
-    Returns:
-        int32 `[num_docs, length]`.
-    """
+    """Token id rows (0: no token) padded with 0 or truncated to int32
+    `[num_docs, length]`: "pre" keeps the end of a long row and pads at the
+    start, "post" keeps the start and pads at the end."""
     out = np.zeros((len(ids), length), np.int32)
     for i, row in enumerate(ids):
         row = row[row > 0]
@@ -34,19 +26,10 @@ def fit_length(ids, length, padding="pre"):
 
 
 def tokenize(train_texts, test_texts, max_tokens, sequence_length=None, padding="pre"):
-    """Token ids of both splits from a vocabulary of the training texts.
-
-    Args:
-        train_texts, test_texts: lists of strings.
-        max_tokens: vocabulary size (padding and out-of-vocabulary included).
-        sequence_length: the length of every row; None: the longest
-            training document.
-        padding: "pre" or "post" (see `fit_length`).
-
-    Returns:
-        `(vectorizer, x_train, x_test)`: the adapted `TextVectorization` and
-        int32 `[num_docs, sequence_length]` token ids.
-    """
+    """`(vectorizer, x_train, x_test)`: a `TextVectorization` of `max_tokens`
+    (padding and out-of-vocabulary included) adapted on the training texts,
+    and both splits' token ids, `fit_length` to `sequence_length` (None: the
+    longest training document)."""
     import keras
 
     vectorizer = keras.layers.TextVectorization(

@@ -17,15 +17,9 @@ def _unescape(text):
 
 
 def read_zhang_csv(path, num_classes=None):
-    """Reads a Zhang et al. (2015) CSV: `"class","field",...` per row.
-
-    Args:
-        path: the CSV file.
-        num_classes: the number of classes, when known (checked).
-
-    Returns:
-        `(texts, labels)`: the fields of each row joined by a space, and
-        int32 labels shifted to start at 0.
+    """`(texts, labels)` of a Zhang et al. (2015) CSV (`"class","field",...`
+    per row): the fields of each row joined by a space, and int32 labels from
+    0 (checked against `num_classes` when given).
 
     Raises:
         ValueError: if a row has fewer than two fields or a class that is not
