@@ -1,51 +1,39 @@
 """Seeded generators for the synthetic tasks of the five papers.
 
-One sub-package per paper, so the folder says where a task comes from, and
-one public class per file, named after it (`rwa_paper/adding_problem.py`
-holds `AddingProblem`). The command line finds a task by its registry name
-(`keras-rda tasks` lists them): `get_task(name, **params)` returns a
-`Task`, `task_names()` lists the names, `register_task` and
-`register_preset` (class decorators) add one.
+One sub-package per paper and one public class per file, named after it
+(`rwa_paper/adding_problem.py` holds `AddingProblem`). The command line
+finds a task by its registry name (`keras-rda tasks` lists them):
+`get_task(name, **params)` returns a `Task`, `task_names()` lists the names,
+`register_task` and `register_preset` (class decorators) add one.
 
 One name per idea. Where several papers run the same task, one class is
-named after the idea and keeps the settings its name had before; another
-paper's run of it is named after that paper. A preset (`register_preset`)
-is a subclass that runs its parent's generator with the paper's defaults;
-where a paper defines the idea with a generator of its own, its class
-carries the paper's name without subclassing. The ideas, with their
-registry names:
+named after the idea; another paper's run of it is a preset
+(`register_preset`: a subclass running its parent's generator with the
+paper's defaults) named after that paper, and a paper that defines the idea
+with a generator of its own has a class of its own. The ideas:
 
-- The adding problem (Hochreiter & Schmidhuber 1997): `AddingProblem`
-  ("adding-problem", RWA paper 3.5); presets `RDAAddingProblem`
-  ("addition", RDA paper 6.3); Hochreiter's original definition as the
-  feed-forward attention paper runs it, `FFAAddingProblem` ("ffa-addition",
-  on `MarkedValueProblem`), and its variable-length preset
-  `FFAVariableAddingProblem` ("ffa-addition-variable", section 2.3).
-- The multiplication problem (Hochreiter & Schmidhuber 1997):
-  `FFAMultiplicationProblem` ("ffa-multiplication"), preset
-  `FFAVariableMultiplicationProblem` ("ffa-multiplication-variable").
-- Classify by length: `ClassifyLength` ("classify-length", RDA paper 6.3);
-  preset `RWAClassifyLength` ("classify-by-length", RWA paper 3.3).
-- Copy: `Copy` ("copy", RDA paper 6.3: Henaff et al.'s variable copy
-  problem); `RWACopy` ("variable-copy", RWA paper 3.4: the same sequences,
-  sized by its blanks and scored by cross-entropy); the UW paper's
-  encode-then-decode copy, `UWCopy` ("uw-copy", section 3.2, on
-  `UWSequenceTask`).
-- Multiple copies in one sequence: `Multicopy` ("multicopy", RDA paper 6.4).
-- Sequential MNIST: `SequentialMnist` ("mnist", RDA paper 6.3, RWA paper
-  3.6); preset `PermutedMnist` ("pmnist").
-- The Reber grammar: `Reber` ("reber", RWA paper 3.2).
-- The UW paper's other encode-then-decode tasks (sections 3.1-3.3):
-  `UWDouble` ("uw-double"), `UWReverse` ("uw-reverse"), `UWAdd` ("uw-add":
-  floored means of mirrored pairs, not the adding problem), `UWMax`
-  ("uw-max").
-- Sinusoid continuation (UW paper 3.4): `Sinusoid` ("sinusoid"); preset
-  `NoisySinusoid` ("sinusoid-noisy").
-- Associative recall (WeiNet paper, after Ba et al. 2016):
-  `AssociativeRecall` ("associative-recall").
+- the adding problem: `AddingProblem` (RWA paper 3.5), preset
+  `RDAAddingProblem` (RDA paper 6.3); Hochreiter's original definition,
+  `FFAAddingProblem` (on `MarkedValueProblem`), and its variable-length
+  preset `FFAVariableAddingProblem`;
+- the multiplication problem: `FFAMultiplicationProblem`, preset
+  `FFAVariableMultiplicationProblem`;
+- classify by length: `ClassifyLength` (RDA paper 6.3), preset
+  `RWAClassifyLength` (RWA paper 3.3);
+- copy: `Copy` (RDA paper 6.3, Henaff et al.'s variable copy problem),
+  `RWACopy` (RWA paper 3.4: the same sequences, sized by its blanks, scored
+  by cross-entropy), the UW paper's encode-then-decode `UWCopy` (on
+  `UWSequenceTask`);
+- multiple copies in one sequence: `Multicopy` (RDA paper 6.4);
+- sequential MNIST: `SequentialMnist`, preset `PermutedMnist`;
+- the Reber grammar: `Reber` (RWA paper 3.2);
+- the UW paper's other encode-then-decode tasks: `UWDouble`, `UWReverse`,
+  `UWAdd` (floored means of mirrored pairs, not the adding problem),
+  `UWMax`;
+- sinusoid continuation (UW paper 3.4): `Sinusoid`, preset `NoisySinusoid`;
+- associative recall (WeiNet paper): `AssociativeRecall`.
 
-`core` holds the `Task` base class, the registry and the NumPy sequence
-helpers.
+`core` holds the `Task` base class, the registry and the NumPy helpers.
 """
 
 from keras_rda.lab.tasks.core.registry import get_task

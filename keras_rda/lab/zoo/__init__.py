@@ -1,7 +1,4 @@
-"""Experiments: the model zoo, the command line and result reporting.
-
-Each zoo module registers its models on import.
-"""
+"""The model zoo (`registry`); each zoo module registers its models on import."""
 
 from keras_rda.lab.zoo import associative_models
 from keras_rda.lab.zoo import attention_models

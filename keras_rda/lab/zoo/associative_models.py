@@ -5,7 +5,7 @@
 reading the sequence, a linear read-out of its last output (logits), and the
 paper's training settings: Adam, learning rate 1e-4, batch 128, gradient
 clipping to [-5, 5] (WeiNet paper, Experiments and appendix). The plain
-"lstm" of the same comparison is registered by the experiments package.
+"lstm" of the comparison is the zoo's (`rnn_models`).
 """
 
 from keras_rda.lab.zoo.registry import register_model

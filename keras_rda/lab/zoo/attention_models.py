@@ -4,17 +4,12 @@ and the LSTM pooled by `FeedForwardAttention` ("rda-attn", "lstm-attn"),
 which none of the papers tried.
 
 Padding. The long-term memory problems pad every batch with all-zero steps
-to its longest length. `"rda-attn"` and `"lstm-attn"` mask that padding.
-`"ffattn"` and `"ffmean"` by default do not (`mask_padding=False`): they pool
-over the whole padded batch, as the paper's model does (section 2.1 has no
-mask). The pooled value then has a fixed denominator. With the padding
-masked, the weight of each marked step scales with 1 / length, and because
-`tanh` bounds the scores to [-1, 1], attention cannot cancel that scaling.
-The resulting noise on the answer is of the order of the 0.04 tolerance. At
-T0 = 1000 (lr 3e-3, seed 0) the unmasked model reached 100% held-out
-accuracy during its second epoch. The masked one scored between 63% and 99%
-at every check from the end of its first epoch to the end of its third, and
-never 100% (docs/papers/ffa.md).
+to its longest length. `"rda-attn"` and `"lstm-attn"` mask that padding;
+`"ffattn"` and `"ffmean"` by default do not (`mask_padding=False`), as the
+paper's model does not (section 2.1): the pooled value then has a fixed
+denominator, where with the padding masked each marked step's weight scales
+with 1 / length, which `tanh`-bounded scores cannot cancel, and the masked
+model does not reach 100% (docs/papers/ffa.md).
 """
 
 from keras_rda.lab.zoo.registry import register_model

@@ -11,25 +11,16 @@ class LearnedInitialState(keras.layers.Wrapper):
 
     `keras.layers.LSTM` and `keras.layers.GRU` start from zeros; the RDA
     paper lets every model of its comparison learn its initial state
-    (section 6.3, Table 2: it "improved performance for all of them"). This
-    wrapper holds `num_states` trained vectors `[units]` (zeros at the
-    start) and calls the wrapped layer with them, tiled to the batch, as
-    `initial_state`. It passes the mask on explicitly: Keras's functional
-    API does not hand a mask to a recurrent layer called with
-    `initial_state=`.
+    (section 6.3, Table 2). This wrapper holds `num_states` trained vectors
+    `[units]` (zeros at the start) and calls the wrapped layer with them,
+    tiled to the batch, as `initial_state`, and the mask passed on
+    explicitly (Keras's functional API does not hand a mask to a recurrent
+    layer called with `initial_state=`).
 
     Args:
         layer: a Keras recurrent layer with `units` (e.g. `keras.layers.LSTM`).
         num_states: how many states the layer takes (2 for an LSTM's
             `[h, c]`, 1 for a GRU).
-
-    Call arguments:
-        sequences: `[batch, time, features]`.
-        mask: optional `[batch, time]` boolean mask of the real steps.
-        training: passed to the wrapped layer.
-
-    Returns:
-        The wrapped layer's output.
 
     Example:
         >>> layer = LearnedInitialState(keras.layers.LSTM(250), num_states=2)

@@ -76,13 +76,9 @@ class ModelSpec:
     def check_arguments(self, kwargs, name="model_args"):
         """`kwargs` if `build` takes every one of them.
 
-        Args:
-            kwargs: keyword arguments for `build`.
-            name: the argument's name in the message.
-
         Raises:
             ValueError: naming the model, the unknown keyword and what
-                `build` takes.
+                `build` takes (and `name`, the argument's name).
         """
         if not kwargs:
             return kwargs
@@ -138,12 +134,8 @@ class ModelSpec:
     def optimizer(
         self, learning_rate=None, clipvalue=None, clipnorm=None, global_clipnorm=None
     ):
-        """A fresh Adam optimiser with the paper's settings.
-
-        Args:
-            learning_rate: overrides the model's learning rate.
-            clipvalue, clipnorm, global_clipnorm: see `gradient_clip`.
-        """
+        """A fresh Adam optimiser with the paper's settings, or `learning_rate`
+        and the clip of `gradient_clip`."""
         import keras
 
         return keras.optimizers.Adam(

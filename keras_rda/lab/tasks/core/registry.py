@@ -1,12 +1,5 @@
-"""The task registry: task names for the command line, and presets.
-
-`register_task` makes a `Task` subclass available under its `name`.
-`register_preset` does the same for a preset: a subclass, in a file of its
-own, that runs its parent's generator with other constructor defaults and
-class attributes (a paper's own run of a task another paper defined, or a
-fixed-length task's variable-length version), and records the parent in
-`preset_of`. Both are class decorators over ordinary `class` statements.
-"""
+"""The task registry: task names for the command line (`register_task`),
+and presets (`register_preset`), both class decorators."""
 
 import inspect
 
@@ -43,10 +36,7 @@ def register_preset(cls, *args, **kwargs):
     paper's. The decorator checks the arguments, sets `preset_of` to the
     parent's registry name (its class name when the parent is a generator
     that is not registered itself) and registers the class under its `name`
-    (e.g. `keras_rda.lab.tasks.RDAAddingProblem`).
-
-    Returns:
-        `cls`, registered.
+    (e.g. `keras_rda.lab.tasks.RDAAddingProblem`); returns it.
     """
     if args or kwargs or not isinstance(cls, type):
         raise TypeError(

@@ -34,28 +34,16 @@ def length_mask(lengths, max_length):
 
 
 def copy_batch(rng, batch_size, num_symbols, copy_length, length, recall_steps):
-    """Copy-task sequences with one or several memorise/recall episodes.
+    """Copy-task sequences `(inputs, targets)` of `length` steps with one or
+    several memorise/recall episodes.
 
-    Every episode `e` places `copy_length` random symbols (from
+    Every episode `e` of `recall_steps = (starts, recall)` (int arrays
+    `[batch, episodes]`) places `copy_length` random symbols (of K =
     `num_symbols`) at input steps `starts[e] + 0 .. copy_length - 1`, the
-    recall marker at step `recall[e]`, and asks for the same symbols at
-    output steps `recall[e] + 1 ..`; every other output is the blank.
-
-    Args:
-        rng: `numpy.random.Generator`.
-        batch_size: number of sequences.
-        num_symbols: alphabet size K.
-        copy_length: symbols per episode S.
-        length: total number of steps.
-        recall_steps: `(starts, recall)`, two int arrays of shape
-            `[batch, episodes]`: where each episode's symbols start and where
-            its recall marker sits.
-
-    Returns:
-        `(inputs, targets)`: `inputs` float32 `[batch, length, K + 2]`, a
-        one-hot of the K symbols, the blank (index K) and the recall marker
-        (index K + 1); `targets` int32 `[batch, length]` over K + 1 classes
-        (symbols, then the blank at index K).
+    recall marker at `recall[e]`, and asks for the same symbols at output
+    steps `recall[e] + 1 ..`. `inputs` are float32 one-hot over the symbols,
+    the blank (K) and the marker (K + 1); `targets` int32 over the symbols
+    and the blank (K).
     """
     starts, recall = recall_steps
     blank, marker = num_symbols, num_symbols + 1

@@ -99,14 +99,9 @@ class Task(abc.ABC):
 
     @classmethod
     def at_scale(cls, scale="paper", **overrides):
-        """The task with the parameters of `scale`, then `overrides`.
-
-        Args:
-            scale: `"paper"` (the constructor's defaults, the papers'
-                settings) or `"small"` (the shortened settings in
-                `cls.scales["small"]`).
-            **overrides: constructor arguments that win over the scale's.
-        """
+        """The task with the parameters of `scale` (`"paper"`: the
+        constructor's defaults; `"small"`: `cls.scales["small"]`), then the
+        constructor arguments `overrides`."""
         validation.one_of("scale", scale, SCALES)
         kwargs = dict(cls.scales.get(scale, {}))
         kwargs.update(overrides)
@@ -114,11 +109,9 @@ class Task(abc.ABC):
 
     @classmethod
     def training_settings(cls, scale="paper"):
-        """Steps, batch size, units and evaluation cadence for `scale`.
-
-        `DEFAULT_TRAINING[scale]` updated with `cls.training_scales[scale]`;
-        at paper scale `steps` defaults to `cls.paper_steps` when set.
-        """
+        """Steps, batch size, units and evaluation cadence for `scale`:
+        `DEFAULT_TRAINING[scale]` updated with `cls.training_scales[scale]`
+        (at paper scale `steps` defaults to `cls.paper_steps` when set)."""
         validation.one_of("scale", scale, SCALES)
         settings = dict(DEFAULT_TRAINING[scale])
         if scale == "paper" and cls.paper_steps:
@@ -161,19 +154,12 @@ class Task(abc.ABC):
 
     @abc.abstractmethod
     def generate(self, batch_size, rng):
-        """Draws one batch.
-
-        Args:
-            batch_size: number of sequences.
-            rng: a `numpy.random.Generator`.
-
-        Returns:
-            `(inputs, targets, sample_weight)`: `inputs` is float32
-            `[batch, time, input_dim]`; `targets` float32 (regression) or
-            int32 (classification); `sample_weight` is float32 with the shape
-            of the per-example loss (`[batch]` or `[batch, time]`), zero where
-            a step must not count (padding, steps with no target).
-        """
+        """Draws one batch of `batch_size` sequences with the
+        `numpy.random.Generator` `rng`: `(inputs, targets, sample_weight)`,
+        float32 `[batch, time, input_dim]` inputs, float32 (regression) or
+        int32 (classification) targets, and float32 weights shaped as the
+        per-example loss (`[batch]` or `[batch, time]`), zero where a step
+        must not count (padding, steps with no target)."""
 
     def batches(self, batch_size, seed=0):
         """An endless generator of batches drawn with `numpy` seeded by `seed`."""
@@ -187,21 +173,10 @@ class Task(abc.ABC):
         return self.generate(num_examples, np.random.default_rng(seed))
 
     def dataset(self, batch_size, seed=0, skip=0):
-        """An endless stream of batches for `model.fit`, on any backend.
-
-        On TensorFlow a `tf.data.Dataset` that draws the batches of
-        `batches(batch_size, seed)` in the background (prefetch 2); on JAX
-        and PyTorch the same batches as a Python generator.
-
-        Args:
-            batch_size: sequences per batch.
-            seed: seed of the stream; the same seed gives the same batches.
-            skip: batches to drop from the start (a run resumed after
-                `skip` steps sees the batches it would have seen).
-
-        Returns:
-            An iterable of `(inputs, targets, sample_weight)` batches.
-        """
+        """The endless stream `batches(batch_size, seed)` for `model.fit`, its
+        first `skip` batches dropped (a resumed run sees the batches it would
+        have seen): a `tf.data.Dataset` drawing them in the background on
+        TensorFlow (prefetch 2), a Python generator on the other backends."""
         import keras
 
         skip = validation.non_negative_int("skip", skip)

@@ -29,10 +29,6 @@ class FFAAddingProblem(MarkedValueProblem):
         >>> x, y, w = task.generate(4, np.random.default_rng(0))
         >>> x.shape, y.shape, w.shape
         ((4, 55, 2), (4, 1), (4,))
-
-    Reference:
-        Hochreiter & Schmidhuber 1997, "Long short-term memory", section 5.4
-        (Experiment 4); Raffel & Ellis 2016, sections 2 and 2.2, Table 1.
     """
 
     name = "ffa-addition"

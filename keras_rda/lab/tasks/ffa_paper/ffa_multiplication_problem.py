@@ -12,16 +12,8 @@ class FFAMultiplicationProblem(MarkedValueProblem):
     target is `X1 * X2` (Hochreiter & Schmidhuber, section 5.5; when the
     first step is marked, its value is 1); a sequence is correct when
     `|prediction - target| < 0.04`. Always answering 0.04 scores about 26%
-    (`baseline`: `P(X1 X2 < 0.08)`; products pile up near 0). Registered
-    as "ffa-multiplication".
-
-    Args:
-        min_length: T0; the paper runs 50, 100, 500, 1000, 5000 and 10000.
-        max_length: longest sequence, default `T0 + T0 // 10`.
-
-    Reference:
-        Hochreiter & Schmidhuber 1997, "Long short-term memory", section 5.5
-        (Experiment 5); Raffel & Ellis 2016, sections 2 and 2.2, Table 1.
+    (`baseline`: `P(X1 X2 < 0.08)`; products pile up near 0). The arguments
+    are `FFAAddingProblem`'s.
     """
 
     name = "ffa-multiplication"

@@ -42,20 +42,15 @@ class MarkedValueProblem(Task):
     Every step has two channels, `(value, marker)`. Values are drawn from
     `U[value_low, value_high]`. The marker is 1 at two steps: `N1`, uniform
     among the first ten steps, and `N2`, uniform among the first
-    `length // 2 - 1` steps other than `N1` ("one before the sequence's
-    midpoint"); it is -1 at the first and the last step and 0 elsewhere.
-    When the first step itself is marked, its marker is 1 and its value is
-    set to the neutral element of the operation (Hochreiter & Schmidhuber:
-    X1 = 0 for addition, 1 for multiplication). The target is
-    `combine(X_N1, X_N2)` read after the last step.
+    `length // 2 - 1` steps other than `N1`; it is -1 at the first and the
+    last step and 0 elsewhere. A marked first step carries the `neutral`
+    element (Hochreiter & Schmidhuber: X1 = 0 for addition, 1 for
+    multiplication). The target is `combine(X_N1, X_N2)`.
 
-    Sequence lengths are drawn per sequence, uniformly from the integers in
-    `[min_length, max_length]` (default `max_length = min_length +
-    min_length // 10`, "between T and T + T/10"), and every batch is padded
-    with all-zero steps to `max_length`, so that all batches have one shape
-    (no retracing, no XLA recompilation). A real step is never all-zero
-    (an exact 0.0 value on an unmarked step is redrawn as a tiny positive
-    number), so `keras.layers.Masking(mask_value=0.0)` recovers the lengths.
+    Lengths are uniform in `[min_length, max_length]` per sequence, and every
+    batch is padded with all-zero steps to `max_length` (one shape: no XLA
+    recompilation); a real step is never all-zero, so
+    `keras.layers.Masking(mask_value=0.0)` recovers the lengths.
 
     Args:
         min_length: T0, the shortest sequence (>= 22: the first marker needs

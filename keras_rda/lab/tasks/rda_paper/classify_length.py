@@ -25,11 +25,9 @@ class ClassifyLength(Task):
     250 units, batches of 100, Adam at 1e-3 and gradients clipped to
     [-1, 1] for every model, the RWA included; every model learns its
     initial state (section 6.3). The paper does not say what it scored
-    accuracy 1.0 on; its figures are training-loss curves (batches of
-    100), and the RWA paper (which the task comes from) scores a batch of
-    100 test sequences. So the held-out set is 100 sequences: a model that errs
-    once in 200 scores 1.0 on it with probability 0.995^100 = 0.61, and on
-    1,000 sequences with probability 0.007.
+    accuracy 1.0 on; the RWA paper (which the task comes from) scores 100
+    test sequences, so the held-out set is 100 sequences (a model that errs
+    once in 200 scores 1.0 on it with probability 0.61, on 1,000 with 0.007).
 
     Args:
         max_length: the longest sequence (the paper's 1000).

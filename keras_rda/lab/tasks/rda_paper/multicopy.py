@@ -20,17 +20,16 @@ class Multicopy(Copy):
     every step; always answering blank scores
     `1 - copy_length / block_length`.
 
-    With the defaults: 50 copies of 20 steps = 1000 steps, the paper's
-    setting ("room for 50 consecutive copying tasks in a length 1000 input
-    sequence", the marker "a couple of steps" after each); the paper does
-    not give K or S, here K = 8 symbols and S = 8.
+    The defaults are the paper's setting (50 copies of 20 steps = 1000 steps,
+    the marker "a couple of steps" after each); the paper does not give the
+    alphabet size K or the symbols per episode S, here 8 each.
 
     Args:
-        num_copies: episodes per sequence (50).
-        block_length: steps per episode (20).
-        num_symbols: alphabet size K (8).
-        copy_length: symbols per episode S (8).
-        gap: steps from the last symbol to the recall marker (2).
+        num_copies: episodes per sequence.
+        block_length: steps per episode.
+        num_symbols: alphabet size K.
+        copy_length: symbols per episode S.
+        gap: steps from the last symbol to the recall marker.
     """
 
     name = "multicopy"

@@ -13,11 +13,7 @@ class PermutedMnist(SequentialMnist):
     `pixel_permutation(permutation_seed)` of the `keras_rda.lab.datasets.mnist`
     module).
 
-    Args:
-        path: local MNIST CSV file or directory (see `keras_rda.lab.datasets.mnist`).
-        pool: average-pool the 28x28 image by `pool` x `pool` first.
-        permutation_seed: seed of the fixed permutation.
-        permuted: True (False reads the pixels in order, as `SequentialMnist`).
+    The arguments are `SequentialMnist`'s, `permuted` True by default.
     """
 
     name = "pmnist"

@@ -32,10 +32,6 @@ class AddingProblem(Task):
         >>> x, y, w = task.generate(4, np.random.default_rng(0))
         >>> x.shape, y.shape, w.shape
         ((4, 100, 2), (4, 1), (4,))
-
-    Reference:
-        Ostmeyer & Cowell 2017 (RWA paper), section 3.5, Figure 5;
-        Hochreiter & Schmidhuber 1997, section 5.4.
     """
 
     name = "adding-problem"

@@ -66,14 +66,11 @@ class Reber(Task):
     7 letters BTPSXVE, zero-padded to `max_length` and masked; longer walks
     are redrawn.
 
-    Both classes have the same length distribution. A typo walk, left to
-    itself, is longer than a valid one: it jumps, then still walks to E.
-    Over 4,000 sentences the means were 9.45 against 7.96 letters, and a
-    rule that reads only the length scored 64.9%. So every sentence starts
-    from a valid walk's length. A valid sentence is that walk; a typo
-    sentence is a typo walk redrawn until it has exactly that length. The
-    typo is still the paper's, and the length carries no information about
-    the label.
+    Both classes have the same length distribution: a typo walk, left to
+    itself, is longer (it jumps, then still walks to E: 9.45 against 7.96
+    letters on average), so a typo sentence is a typo walk redrawn until it
+    is as long as a valid walk drawn for it, and the length carries no
+    information about the label.
 
     Naive baseline 0.5 (`baseline`): the best rule that ignores the order
     of the letters is chance (a length-only classifier scores 0.490 here,
@@ -115,11 +112,9 @@ class Reber(Task):
                 return sentence
 
     def sentences(self, batch_size, rng):
-        """`batch_size` sentences (strings) and their labels (1 = valid).
-
-        Every sentence has the length of a valid walk: a typo sentence is
-        redrawn until it is as long as a valid walk drawn for it.
-        """
+        """`batch_size` sentences (strings) and their labels (1 = valid), each
+        as long as a valid walk drawn for it (a typo sentence is redrawn
+        until it is)."""
         labels = (rng.random(batch_size) >= self.typo_probability).astype(np.int32)
         sentences = []
         for label in labels:

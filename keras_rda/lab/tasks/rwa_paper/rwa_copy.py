@@ -26,10 +26,6 @@ class RWACopy(Copy):
         blank_length: T, 100 or 1000 in the paper (`--seq-len`).
         num_symbols: K = 8.
         copy_length: S = 10.
-
-    Reference:
-        Ostmeyer & Cowell 2017 (RWA paper), section 3.4, Figure 4; Henaff,
-        Szlam & LeCun 2016.
     """
 
     name = "variable-copy"

@@ -16,11 +16,9 @@ class UWAdd(UWSequenceTask):
     values a marker channel points at and outputs one number.
 
     The paper's add formula is garbled in the published text; its Appendix G
-    row reads as the floored mean of the first and last elements, pairing
-    `x_t` with `x_{T+1-t}`, which keeps the output in `[low, high]` (10
-    outputs per step, as section 3.1 states for the discrete tasks). That
-    reading is what this task implements. Layout and arguments:
-    `UWSequenceTask`.
+    row reads as the floored mean of `x_t` and `x_{T+1-t}`, which keeps the
+    output in `[low, high]` (10 outputs per step, as section 3.1 states):
+    that reading is this task. Layout and arguments: `UWSequenceTask`.
     """
 
     name = "uw-add"

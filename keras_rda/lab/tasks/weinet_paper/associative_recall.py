@@ -31,25 +31,16 @@ class AssociativeRecall(Task):
     letters, 10 digits, "?"); the model reads the sequence one character a
     step and predicts the digit (10 classes) from its last state.
 
-    `length` is the number of input characters (RNN steps) as in the paper's
-    appendix ("The RNN step for each experiment is fixed to 9, 30, 50"):
-    `P = (length - 3) // 2` pairs. When `length - 3` is odd (30, 50) the
-    sequence starts with one blank step (an all-zero input vector) so that
-    every sequence has exactly `length` steps: length 9 has 3 pairs, 30 has
-    13 pairs (+1 blank), 50 has 23 pairs (+1 blank). The paper's own example
-    "c9k8j3f1??k" (11 characters, 4 pairs) is `length=11`.
+    `length` is the number of input characters (RNN steps, the paper's 9, 30
+    and 50): `P = (length - 3) // 2` pairs, after one blank (all-zero) step
+    when `length - 3` is odd. The paper's example "c9k8j3f1??k" is
+    `length=11`. Guessing scores 0.1; the paper's LSTM and RHN reach
+    0.18-0.26 at lengths 30 and 50, WeiNet 1.0 (Table 1).
 
-    Targets are the digit's value 0-9 (`num_classes = 10`), so a model that
-    guesses scores 0.1; the paper's LSTM and RHN reach 0.18-0.26 at lengths
-    30 and 50, WeiNet 1.0 (Table 1).
-
-    Mixed lengths (a curriculum, not in the paper): with `min_length`, every
-    sequence has its own length. It is drawn uniformly from
-    `[min_length, length]`, has `(its length - 3) // 2` pairs, and is
-    left-padded with blank steps to `length`. All batches keep the shape
-    `[batch, length, 37]`. The held-out set (`held_out`) always has
-    exactly `length` characters, so that the score is the full task's:
-    `keras-rda train associative-recall --seq-len 30 --task-arg min_length=9`.
+    Mixed lengths (a curriculum, not in the paper): with `min_length`, each
+    sequence's length is drawn from `[min_length, length]` and left-padded
+    with blank steps to `length`; the held-out set always has `length`
+    characters (`--seq-len 30 --task-arg min_length=9`).
 
     Args:
         length: number of input characters, 5 <= length <= 56 (keys are
@@ -58,10 +49,6 @@ class AssociativeRecall(Task):
         min_length: None (every sequence has `length` characters) or the
             shortest length of a mixed-length stream, 5 <= min_length <=
             length.
-
-    Reference:
-        Zhang & Zhou, WeiNet paper, "Associative Recall task", Table 1 and
-        appendix; Ba et al. (2016), section 4.1.
     """
 
     name = "associative-recall"
@@ -75,15 +62,11 @@ class AssociativeRecall(Task):
     threshold = ("accuracy", ">=", 0.99)
     paper_steps = None
     seq_len_param = "length"
-    # --scale small: the paper's length 9 and its model sizes, at a 30x
-    # larger learning rate, 3,000 steps: FW-LN reaches 0.97 held-out
-    # accuracy, WeiNet (update="row_col") leaves the 0.42 plateau at about
-    # 2,500 steps (0.65 at 3,000, 4.5 CPU minutes), LSTM stays at 0.42.
-    # --scale paper: 100K training sequences per epoch at batch 128 (782
-    # steps), 50 epochs (WeiNet needs < 50 at length 50, Table 1), evaluated
-    # on 10K sequences as the paper's test set; Adam at 1e-4 with gradients
-    # clipped to [-5, 5] for every model of the comparison (appendix,
-    # "Associative Recall task Details"), the LSTM baseline included.
+    # --scale small: the paper's length 9 and model sizes, at a 30x larger
+    # learning rate (WeiNet leaves its plateau within 3,000 steps).
+    # --scale paper: epochs of 100K sequences at batch 128 (782 steps), 50
+    # epochs (WeiNet needs < 50 at length 50), 10K test sequences; Adam at
+    # 1e-4, gradients clipped to [-5, 5] for every model (appendix).
     scales = {"small": {"length": 9}}
     training_scales = {
         "small": {
