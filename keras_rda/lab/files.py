@@ -122,14 +122,9 @@ def replacing(path):
 
 
 def write_atomically(path, data):
-    """Writes `data` (str or bytes) to `path` through a temporary file.
-
-    The data is flushed to disk before the temporary file replaces `path`,
-    so after a crash `path` holds either its old or its new contents.
-
-    Returns:
-        `path` as a `pathlib.Path`.
-    """
+    """Writes `data` (str or bytes) to `path` (returned as a `pathlib.Path`)
+    through a temporary file flushed to disk first, so that after a crash
+    `path` holds either its old or its new contents."""
     path = pathlib.Path(path)
     with replacing(path) as tmp:
         with open(tmp, "xb") as file:
@@ -140,11 +135,7 @@ def write_atomically(path, data):
 
 
 def read_json(path, required=()):
-    """The JSON value in `path`, a file the lab wrote.
-
-    Args:
-        path: the file.
-        required: keys the value (a dict) must have.
+    """The JSON value in `path`, a file the lab wrote, with the keys `required`.
 
     Raises:
         DamagedFile: `path` is missing, unreadable, not JSON (e.g. cut
@@ -168,16 +159,9 @@ def read_json(path, required=()):
 
 
 class FolderLock:
-    """Holds `FOLDER/.keras-rda.lock` so that one run at a time writes there.
-
-    Use as a context manager: entering creates the folder if needed and
-    takes the lock, leaving releases it and removes the file (the process
-    ending releases it too, leaving a file that locks nothing).
-
-    Args:
-        folder: the run's output folder.
-        owner: what holds the lock (e.g. the command line), written into the
-            lock file after the process id for another run's message.
+    """A context manager holding `FOLDER/.keras-rda.lock` (the folder made if
+    needed) so that one run at a time writes there; `owner` (e.g. the command
+    line) is written into it after the process id, for another run's message.
 
     Raises (on entering):
         FolderInUse: another process holds the lock.

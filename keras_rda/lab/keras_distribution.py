@@ -2,15 +2,11 @@
 
 
 class KerasDistribution:
-    """A `keras.distribution.Distribution` with the two members the lab uses.
-
-    The lab's training code takes a strategy and uses `scope()` (variables
-    built, and `model.fit` run, inside it) and `num_replicas_in_sync`; a
-    `tf.distribute.Strategy` has both. On JAX, `--strategy data-parallel`
-    gives this wrapper around `keras.distribution.DataParallel`, whose
-    `scope()` makes it Keras's active distribution: variables are replicated
-    on every device of the mesh and each batch of shape `(B, ...)` is split
-    into `B / num_replicas_in_sync` rows per device.
+    """A `keras.distribution.Distribution` (on JAX, `--strategy data-parallel`'s
+    `DataParallel`) with the two members the lab's training code uses of a
+    strategy: `scope()`, which makes it Keras's active distribution (variables
+    replicated on every device, each batch `(B, ...)` split into `B /
+    num_replicas_in_sync` rows per device), and `num_replicas_in_sync`.
 
     Args:
         distribution: the `keras.distribution.Distribution` (a

@@ -56,14 +56,7 @@ def supported_strategies(backend=None):
 
 
 def check_strategy(name, backend=None):
-    """`name` if `backend` (default: Keras's) runs it, else a one-line error.
-
-    Args:
-        name: a strategy name (None means "default").
-        backend: "tensorflow", "jax", "torch" or "numpy".
-
-    Returns:
-        The name ("default" for None).
+    """`name` (None: "default") if `backend` (default: Keras's) runs it.
 
     Raises:
         ValueError: an unknown name, or one the backend does not run; the
@@ -255,21 +248,9 @@ def error_line(error):
 
 
 def local_rows(batch):
-    """This host's rows of a global batch (all rows on one host).
-
-    On several JAX hosts each feeds its own `B / processes` rows of the
-    global batch of `B` (Keras assembles the global array from them); every
-    host may draw the same global batch from the same seed and keep its
-    rows with this.
-
-    Args:
-        batch: an array of shape `(B, ...)`, or a nested structure (tuple,
-            list, dict) of them.
-
-    Returns:
-        The same structure, rows `[p * B / P, (p + 1) * B / P)` of process
-        `p` of `P` (the batch itself when `P` is 1).
-    """
+    """This host's rows of a global batch `(B, ...)` (or a nested structure of
+    them): rows `[p * B / P, (p + 1) * B / P)` of JAX process `p` of `P`, from
+    which Keras assembles the global array (the batch itself on one host)."""
     import keras
 
     if keras.backend.backend() != "jax":
@@ -296,21 +277,11 @@ def local_rows(batch):
 
 
 def shard_batch(batch, distribution=None):
-    """A global batch placed on the devices of a `DataParallel`, split by rows.
-
-    Each device holds `B / devices` consecutive rows; a jit-compiled step
-    called on the result runs on every device at once (GSPMD), and a mean
-    over the batch is the mean over all `B` rows, as on one device.
-
-    Args:
-        batch: an array of shape `(B, ...)` (NumPy or JAX), or a nested
-            structure (tuple, list, dict) of them; on several hosts, this
-            host's rows (`local_rows`).
-        distribution: a `keras.distribution.DataParallel` (default:
-            `active_data_parallel()`). With none, `batch` is returned as is.
-
-    Returns:
-        The same structure of `jax.Array`s sharded along axis 0.
+    """A global batch `(B, ...)` (or a nested structure of them; on several
+    hosts, this host's `local_rows`) as `jax.Array`s sharded by rows over the
+    devices of `distribution` (default: `active_data_parallel()`; with none,
+    the batch as it is): a jit-compiled step on it runs on every device at
+    once, and a mean over the batch is the mean over all `B` rows.
 
     Raises:
         ValueError: `B` does not split over the devices.

@@ -28,11 +28,8 @@ class Parser(argparse.ArgumentParser):
 
 
 class DeprecatedAlias(argparse.Action):
-    """A hidden old spelling of an option: warns once, then sets the new one.
-
-    `--quiet` (now `--verbose 0`), `--preset` (now `--scale`) and `--bptt`
-    (now `--seq-len`) of `keras-rda enwik8` are kept this way.
-    """
+    """A hidden old spelling of an option (`keras-rda enwik8`'s `--quiet`,
+    `--preset`, `--bptt`): warns once, then sets the new one."""
 
     def __init__(self, option_strings, dest, replacement, const=None, **kwargs):
         self.replacement = replacement
@@ -67,10 +64,8 @@ def record_command(argv):
 
 
 def keras_backend():
-    """The backend Keras runs on, read as Keras reads it (`KERAS_BACKEND`,
-    else `keras.json` in `$KERAS_HOME` or `~/.keras`, else TensorFlow)
-    without importing Keras: a command line that fails on a flag loads no
-    backend."""
+    """The backend Keras runs on, read as Keras reads it, without importing
+    Keras (a command line that fails on a flag loads no backend)."""
     if "keras" in sys.modules:
         return sys.modules["keras"].backend.backend()
     if os.environ.get("KERAS_BACKEND"):

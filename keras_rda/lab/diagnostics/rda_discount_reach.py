@@ -34,17 +34,10 @@ MIDDLE_ROWS = slice(8 * 28, 20 * 28)  # rows 8-19 of the 28x28 digit
 
 
 def reach(layer, x, seed):
-    """Median over digits of `|d (r . o_T) / d x_t|` on the middle rows and
-    at the last ink pixel, `r` a fixed random read-out `[units]`.
-
-    Args:
-        layer: a sequence layer returning `o_T` `[batch, units]`.
-        x: digits `[batch, 784, 1]`.
-        seed: seed of `r`.
-
-    Returns:
-        `(middle_rows, last_ink)`, floats.
-    """
+    """`(middle_rows, last_ink)`: the median over the digits `x` `[batch, 784,
+    1]` of `|d (r . o_T) / d x_t|` on the middle rows and at the last ink
+    pixel, `o_T` the sequence `layer`'s output, `r` a read-out drawn from
+    `seed`."""
     import tensorflow as tf
 
     inputs = tf.constant(x)

@@ -1,15 +1,10 @@
 """keras_rda.lab.reporting: records, tables and plots.
 
-- `provenance`: what a record says about where it came from (command,
-  commit, versions, machine);
-- `records`: the record format the runs write and the reports read
-  (`metric_key`, `json_safe`);
-- `report`: regenerates the tables in the README and `docs/` from
-  `results/` (`keras-rda report`);
-- `benchmark_tables`: renders the benchmark records;
-- `speed_summary`: the README's speed table, gathered from benchmark
-  records (`python -m keras_rda.lab.reporting.speed_summary`);
-- `memory_plots`: the UW paper's figures;
-- `enwik8_plot`: bits-per-character curves of enwik8 runs
-  (`python -m keras_rda.lab.reporting.enwik8_plot`).
+- `provenance`: where a record came from (command, commit, versions,
+  machine); `records`: the record format the runs write and reports read;
+- `report`: the tables in the README and `docs/`, rebuilt from `results/`
+  (`keras-rda report`), with `claims` (the papers' verdict tables), `fixes`
+  (records run before a fix), `commands` and `benchmark_tables`;
+- `speed_summary`: the README's speed table, from benchmark records;
+- `memory_plots`, `enwik8_plot`: the UW paper's figures, enwik8 curves.
 """

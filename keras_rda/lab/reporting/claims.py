@@ -179,11 +179,7 @@ def _runs(reading, results_dir):
 
 def _cut(run, step, name):
     """`run` as if it had stopped at `step`: its curve up to it, `final` the
-    held-out scores (`val_*`) of the last evaluation kept, `steps` the step.
-
-    Raises:
-        ValueError: the run has no evaluation at or before `step`.
-    """
+    held-out scores of the last evaluation kept (`ValueError` if none is)."""
     curve = [point for point in run["curve"] if point["step"] <= step]
     if not curve:
         raise ValueError(
@@ -1005,8 +1001,7 @@ def before_fixes_count(data, results_dir):
 
 def paper_summary_markdown(data, results_dir):
     """One paper's summary for a guide: its title, verdict counts (and how
-    many claims read runs made before a fix) and claims record's `summary`
-    (the README's line for that paper).
+    many claims read runs made before a fix) and `summary` (its README line).
 
     Raises:
         ValueError: a claims record without `summary`.
@@ -1035,10 +1030,8 @@ def claims_records(results_dir):
 
 
 def summary_markdown(results_dir):
-    """The README's "papers, reproduced or not": per paper the number of
-    claims of each verdict, then the paper's one-line summary (its claims
-    record's `summary`), each linking its page (`page`, relative to the
-    repository root, where the README is).
+    """The README's "papers, reproduced or not": per paper (linking its
+    `page`) the number of claims of each verdict, then its `summary` line.
 
     Raises:
         ValueError: a claims record without `title`, `page` or `summary`.

@@ -57,16 +57,9 @@ def _placed(command, record, runs):
 
 
 def user_command(commands, record=None):
-    """The command a user runs from a checkout to remake a record.
-
-    Args:
-        commands: the record's structured commands (`record["commands"]`).
-        record: the record's name under `results/` without `.json` (e.g.
-            `"rda_paper/addition-compare"`); None: the commands as they
-            are, writing nowhere in particular.
-
-    Returns:
-        The commands, one line, joined by ` && `.
+    """The record's structured `commands` as the one line (joined by ` && `) a
+    user runs from a checkout to remake the record `record` (its name under
+    `results/` without `.json`; None: the commands as they are).
 
     Example:
 

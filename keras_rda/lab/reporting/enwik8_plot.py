@@ -1,9 +1,7 @@
 """Bits-per-character curves of `keras-rda enwik8` runs, as a PNG.
 
-Plots the training BPC (smoothed over `--smooth` logged steps) and the
-validation BPC of each run against the training step, from the runs' own
-directories (`history.jsonl`) or from an enwik8 record in `results/`
-(`--record`, the runs' histories it keeps):
+From the runs' own directories (`history.jsonl`) or from an enwik8 record
+in `results/` (`--record`):
 
     python -m keras_rda.lab.reporting.enwik8_plot \
         runs/enwik8-lstm-small runs/enwik8-rda-small \
@@ -38,18 +36,9 @@ def series_of(history):
 
 
 def plot_bpc(histories, labels, path, title="enwik8", smooth=10):
-    """Draws each run's training and validation BPC against the step.
-
-    Args:
-        histories: `{metric: [(step, value), ...]}` per run (`series_of`).
-        labels: one legend label per run.
-        path: the PNG to write (its folder is created).
-        title: the figure's title.
-        smooth: the training BPC's moving-average window, in logged steps.
-
-    Returns:
-        The path written.
-    """
+    """Draws each run's training BPC (a moving average over `smooth` logged
+    steps) and validation BPC against the step into the PNG `path`, returned;
+    `histories` are `series_of`'s, one per run, with one label each."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -48,11 +48,8 @@ def record_models(record):
 
 def fixes_before(record, fixes, model=None):
     """The fixes (of `fixes`, `{id: fix}`) that `record` ran before, in its
-    order; with `model`, only those that change that model's runs.
-
-    Raises:
-        ValueError: the record names a fix `fixes` does not hold.
-    """
+    order; with `model`, only those that change that model's runs
+    (`ValueError` for a fix `fixes` does not hold)."""
     found = []
     for fix_id in record.get("before_fixes", ()):
         if fix_id not in fixes:

@@ -45,16 +45,10 @@ def memory_weightings(model, inputs, sample=0):
     """Run a trained memory model's cell step by step (eagerly, on the
     inputs the layers in front of it give) and record its weightings.
 
-    Args:
-        model: a `keras.Model` containing `keras.layers.RNN(DNCCell(...))` or
-            `NTMCell`, or that RNN layer itself.
-        inputs: model inputs `[batch, T, features]` (NumPy or tensor).
-        sample: which sequence of the batch to record.
-
-    Returns:
-        A dict of NumPy arrays: `"write"` `[T, Hw, N]` and `"read"`
-        `[T, R, N]` (zero on steps without memory access), and `"access"`
-        `[T]` (bool, the schedule's access steps).
+    `model` holds a `keras.layers.RNN` of a `DNCCell` or `NTMCell` (or is it);
+    `sample` is the sequence of the batch `inputs` `[batch, T, features]` to
+    record. Returns NumPy arrays: `"write"` `[T, Hw, N]` and `"read"` `[T, R,
+    N]` (zero on steps without memory access), and `"access"` `[T]` (bool).
     """
     layer = find_memory_layer(model)
     cell = layer.cell
@@ -89,14 +83,7 @@ def plot_memory_weightings(weightings, path=None, encoding_steps=None, title=Non
     Write Weight" / "Decoding Read Weight"); otherwise both over all steps.
     Several write heads are summed, several read heads averaged.
 
-    Args:
-        weightings: the dict of `memory_weightings`.
-        path: where to save the PNG; None to only return the figure.
-        encoding_steps: optional int `E`.
-        title: optional figure title.
-
-    Returns:
-        The matplotlib figure.
+    Returns the matplotlib figure, saved as a PNG to `path` unless it is None.
     """
     import matplotlib
 

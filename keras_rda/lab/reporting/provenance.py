@@ -175,19 +175,10 @@ def _portable(word):
 
 
 def command(argv, backend=None):
-    """A record's command, structured: what a reader runs to remake it.
-
-    Args:
-        argv: the program and its arguments, e.g. `["keras-rda", "compare",
-            "addition", "--jit"]`; absolute paths inside the checkout or the
-            data directory are written relative to the checkout.
-        backend: the `KERAS_BACKEND` the command is run with (None: it sets
-            none, and runs on Keras's default, TensorFlow).
-
-    Returns:
-        `{"argv": [...], "env": {"KERAS_BACKEND": backend}}` (`env` empty
-        without a backend).
-    """
+    """A record's command, structured: what a reader runs to remake it,
+    `{"argv": [...], "env": {"KERAS_BACKEND": backend}}` (`env` empty without
+    a backend: Keras's default). Absolute paths in `argv` inside the checkout
+    or the data directory are written relative to the checkout."""
     env = {"KERAS_BACKEND": backend} if backend else {}
     return {"argv": [_portable(str(word)) for word in argv], "env": env}
 

@@ -89,9 +89,8 @@ def _check_same_task(records):
 
 
 def _joined(base, runs, records, order):
-    """`base` with `runs` (each given its record's commit), ordered by model
-    as in `order`, then by seed, and the latest record's provenance and every
-    record's commands (each once)."""
+    """`base` with `runs` (by model as in `order`, then seed), the latest
+    record's provenance and every record's commands (each once)."""
     latest = max(records, key=lambda record: record.get("created", ""))
     joined = dict(base)
     joined.update({k: latest[k] for k in _PROVENANCE if k in latest})

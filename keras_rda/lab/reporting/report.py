@@ -175,24 +175,12 @@ def write_json(path, data):
 
 
 def write_table_record(path, table, command, append=False, kind="table", **lists):
-    """Writes a table record (`columns`, `rows`: see `render`) of a script.
-
-    Args:
-        path: where the record goes.
-        table: `{"benchmark", "columns", "rows"}` and optionally `align`
-            and `notes`.
-        command: the command that measured these rows, structured
-            (`keras_rda.lab.reporting.provenance.script_command`).
-        append: add the rows (and `lists`) to the record already at `path`,
-            keeping its commands: one table from several commands.
-        kind: the record's kind: `"table"`, or `"timing"` for a table of
-            times or counts (no seeded training behind it).
-        **lists: further per-row or per-trial lists kept in the record,
-            extended the same way (e.g. `trials`).
-
-    Returns:
-        The path written.
-    """
+    """Writes a script's table record to `path` (returned): `table`
+    (`{"benchmark", "columns", "rows"}`, optionally `align` and `notes`), the
+    structured `command` that measured it and further per-row or per-trial
+    `lists` (e.g. `trials`); of `kind` `"table"`, or `"timing"` for times or
+    counts (no seeded training behind them). With `append`, the rows, lists
+    and command join those of the record already at `path`."""
     from keras_rda.lab.reporting import provenance
 
     path = pathlib.Path(path)
@@ -243,15 +231,9 @@ def add_enwik8_run(path, run):
     (`{"kind": "enwik8", "runs": {model: run}}`, a rerun of a model replacing
     its run; each run keeps its own command, seed, provenance and history).
 
-    Args:
-        path: the record's path (created if missing).
-        run: the trainer's result (`model`, `step`, `valid_bpc`,
-            `test_bpc`, `preset`, ...) with `command` (structured:
-            `keras_rda.lab.cli.options.record_command`), `seed`, `data` and
-            `history` (the lines of `history.jsonl`).
-
-    Returns:
-        The path written.
+    `run` is the trainer's result (`model`, `step`, `valid_bpc`, `test_bpc`,
+    `preset`, ...) with its structured `command`, `seed`, `data` and
+    `history` (the lines of `history.jsonl`); returns the path written.
     """
     from keras_rda.lab.reporting import provenance
 

@@ -1,20 +1,11 @@
 """keras_rda.lab.runs: zoo models trained on a task with `model.fit`.
 
-A `RunSpec` describes what `keras-rda train`/`compare` run (task, models,
-seeds, steps, optimiser, outputs); `run(spec)` runs it. Modules, one job
-each:
-
-- `spec`: `RunSpec`, the one run description, and its errors;
-- `experiment`: `run(spec)`: every model over every seed, then the JSON
-  record, the plots and the results table;
-- `run_loop`: one run: build, compile, `fit`, evaluate (`train`);
-- `recording`: what a run records: the learning-curve callback, the
-  clock, the `RunResult`;
-- `checkpoint`: `RunCheckpoint`: a run's checkpoint directory, atomic
-  writes, resuming and extending a run;
-- `early_stopping_fit`: the UW paper's validation-based stopping over
-  epochs of a fixed data set, checkpointed the same way;
-- `summaries`: TensorBoard scalars (also for the enwik8 loop).
+A `RunSpec` (`spec`) describes what `keras-rda train`/`compare` run;
+`run(spec)` (`experiment`) runs every model over every seed, then writes
+the record, the plots and the table. `run_loop` is one run (`train`),
+`recording` what it records, `checkpoint` its checkpoints;
+`early_stopping_fit` the UW paper's validation-based stopping over epochs;
+`summaries` TensorBoard scalars.
 """
 
 from keras_rda.lab.runs.checkpoint import CheckpointMismatch

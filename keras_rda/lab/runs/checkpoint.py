@@ -212,17 +212,9 @@ class RunCheckpoint:
         load_weights(model, self.directory / "final.weights.h5")
 
     def take_finished(self, model, steps, stop_at_threshold):
-        """The finished run to return as it is, or None to train.
-
-        A finished run that `can_continue` to `steps` is reopened (None:
-        train on from its last checkpoint); any other finished run is
-        loaded into `model` and its `RunResult` dict returned.
-
-        Args:
-            model: the run's built and compiled `keras.Model`.
-            steps: the steps the run is asked for.
-            stop_at_threshold: whether the run stops at its threshold.
-        """
+        """The finished run's `RunResult` dict, loaded into `model`, or None to
+        train (no finished run, or one that `can_continue` to `steps`: it is
+        reopened to train on from its last checkpoint)."""
         finished = self.finished()
         if finished is None:
             return None
@@ -245,14 +237,9 @@ def fingerprint(model_name, task, settings):
 
 
 def open_checkpoint(directory, run_fingerprint, steps, asked_steps):
-    """The `RunCheckpoint` of a run in `directory`, or None for no directory.
-
-    Args:
-        directory: the checkpoint directory, or None.
-        run_fingerprint: what the run is (see `fingerprint`).
-        steps: the run's steps (a multiple of its evaluation interval).
-        asked_steps: the steps as the caller asked for them (for the
-            message).
+    """The `RunCheckpoint` of the run `run_fingerprint` of `steps` (a multiple
+    of its evaluation interval; `asked_steps` as asked, for the message) in
+    `directory`, or None for no directory.
 
     Raises:
         CheckpointMismatch: `directory` holds another run, or one trained
@@ -300,15 +287,9 @@ def can_continue(finished, steps, stop_at_threshold):
 
 
 def make_checkpoint_callback(checkpoint, recorder, clock):
-    """A Keras callback saving `checkpoint` after every evaluation.
-
-    Args:
-        checkpoint: the run's `RunCheckpoint`.
-        recorder: the run's curve recorder (`recording.make_recorder`),
-            whose curve and threshold step go into each checkpoint; it must
-            come before this callback in the list given to `fit`.
-        clock: the run's `recording.Clock`, whose totals go in too.
-    """
+    """A Keras callback saving `checkpoint` after every evaluation, with the
+    curve and threshold step of `recorder` (which must come before it in
+    `fit`'s callbacks) and the totals of `clock`."""
     import keras
 
     class _Saver(keras.callbacks.Callback):

@@ -78,15 +78,8 @@ def run_unit(cell, inputs):
     `[u, g, a, gamma] = W x_t + b + R h_{t-1}` (no R for u),
     `m_t = max(m_{t-1} + log gamma_t, log a_t)`, the scaled sums
     `n^_t, d^_t`, `h_t = f_h(n^_t / d^_t)` (`f_h(s0)` before anything is
-    attended), `o_t = f_o(h_t)`.
-
-    Args:
-        cell: a built `RWACell` or `RDACell`.
-        inputs: `[batch, time, input_dim]`, the layer's input.
-
-    Returns:
-        `(output, stats)`: `output` `[batch, units]` the last step's `o_T`;
-        `stats` a dict of the unit's keys of `DIAGNOSTIC_KEYS` (floats).
+    attended), `o_t = f_o(h_t)`. Returns `(o_T, stats)`: the last step's
+    output `[batch, units]` and the unit's keys of `DIAGNOSTIC_KEYS`.
     """
     x = np.asarray(inputs, np.float64)
     units = cell.units
@@ -155,17 +148,9 @@ def run_unit(cell, inputs):
 
 
 def gradient_statistics(model, loss, x, y, sample_weight=None):
-    """The loss gradient's global norm, largest element and the fraction of
-    elements above 1 in size, on one batch (TensorFlow or JAX).
-
-    Args:
-        model: a built `keras.Model`.
-        loss: a Keras loss `loss(y_true, y_pred, sample_weight)`.
-        x, y: a batch; sample_weight: None or `[batch]`.
-
-    Returns:
-        `{"grad_norm", "grad_max", "grad_clipped"}` (floats).
-    """
+    """`{"grad_norm", "grad_max", "grad_clipped"}`: the `loss` gradient's
+    global norm, largest element and share of elements above 1 in size, on
+    one batch (TensorFlow or JAX)."""
     import keras
 
     backend = keras.backend.backend()
@@ -216,21 +201,10 @@ def weight_statistics(model, cell):
 
 
 def make_diagnostics(task, probe_examples=100, prefix="diag_"):
-    """A Keras callback adding the module's measurements to each epoch's logs.
-
-    Place it before the curve recorder in `fit`'s callbacks, so that the
-    recorder keeps them. Models without an RWA/RDA cell get the gradient and
-    weight statistics only.
-
-    Args:
-        task: the `keras_rda.lab.tasks.Task` trained; the probe batch is the
-            first `probe_examples` of its held-out set.
-        probe_examples: positive int, the probe batch's size.
-        prefix: what each logs key starts with.
-
-    Returns:
-        The callback; `probe_examples` of `task.held_out` are read once.
-    """
+    """A Keras callback adding the module's measurements (keys `prefix` +
+    name) to each epoch's logs, on a probe batch of the first `probe_examples`
+    of `task.held_out`; place it before the curve recorder. Models without an
+    RWA/RDA cell get the gradient and weight statistics only."""
     import keras
 
     from keras_rda.utils import validation

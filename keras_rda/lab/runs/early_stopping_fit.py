@@ -32,14 +32,10 @@ def fit_with_early_stopping(
     fingerprint=None,
     verbose=2,
 ):
-    """Trains a compiled model until the validation loss stops improving.
-
-    Like `model.fit(x, y, validation_split=..., callbacks=[EarlyStopping(
-    patience=patience, restore_best_weights=True)])`: the last
-    `validation_split` of the examples are held out (before any shuffling),
-    training stops after `patience` epochs without a lower validation loss,
-    and the model ends with the weights of its best epoch. Unlike it, every
-    epoch is checkpointed and a killed run resumes.
+    """Trains a compiled model until the validation loss stops improving, like
+    `model.fit(x, y, validation_split=..., callbacks=[EarlyStopping(patience,
+    restore_best_weights=True)])` (the last `validation_split` of the examples
+    held out before any shuffling), but checkpointed every epoch.
 
     Args:
         model: a compiled Keras model.
@@ -61,11 +57,9 @@ def fit_with_early_stopping(
 
     Returns:
         A dict: `history` (each Keras log key -> one value per epoch),
-        `epochs` (epochs trained), `best_epoch` (1-based epoch whose weights
-        the model ends with), `stopped_early`, `seconds` and `cpu_seconds`
-        (over every part of a resumed run), and `resumed_from` (the epoch
-        this call started at: 0 for a fresh run, `epochs` for one that had
-        finished earlier).
+        `epochs` trained, `best_epoch` (1-based, whose weights the model ends
+        with), `stopped_early`, `seconds` and `cpu_seconds` (over every part
+        of a resumed run), and `resumed_from` (the epoch this call started at).
     """
     epochs = validation.int_at_least("epochs", epochs, 1)
     batch_size = validation.int_at_least("batch_size", batch_size, 1)

@@ -28,18 +28,10 @@ DEFAULT_FROM_ZOO = "each model's own"
 
 
 def run(spec):
-    """Trains every model of `spec` over every seed, then reports.
-
-    Prints what will run (and where it differs from the paper), trains each
-    `(model, seed)` with `train` (resuming its checkpoint), then writes the
-    JSON record, the learning-curve plot and the memory models' heat maps,
-    and prints the results table.
-
-    Args:
-        spec: a `RunSpec`.
-
-    Returns:
-        The `RunResult`s, in `spec.runs()` order.
+    """Trains every model of the `RunSpec` over every seed (`train`, resuming
+    its checkpoint), then writes the record, the plot and the memory models'
+    heat maps and prints the table; returns the `RunResult`s, in
+    `spec.runs()` order.
 
     Raises:
         RunSpecError: an unknown task or model, task parameters the task
@@ -80,11 +72,8 @@ def _run_all(spec, task, settings, strategy):
 
 
 def resolve(spec):
-    """The task and training settings of `spec`, its model names and
+    """`(task, spec.training_settings())` of `spec`, its model names and
     model arguments checked.
-
-    Returns:
-        `(task, settings)`: the `Task` and `spec.training_settings()`.
 
     Raises:
         RunSpecError: with the task registry's, the task's or the zoo's
@@ -177,16 +166,8 @@ def _train_one(spec, task, settings, strategy, model, seed):
 
 
 def write_outputs(spec, task, results):
-    """Writes the record, plot and heat maps of `results`; prints the table.
-
-    Args:
-        spec: the `RunSpec` the results are of.
-        task: its task, as built.
-        results: the `RunResult`s.
-
-    Returns:
-        The paths written: the record, the plot, then the heat maps.
-    """
+    """Writes the record, plot and heat maps of `spec`'s `results`, prints the
+    table and returns the paths written (the record, the plot, the maps)."""
     data = report.record(results, task, spec.scale, spec.command)
     json_path = report.write_json(spec.record_path, data)
     png_path = report.plot_curves(data, spec.plot_path)
@@ -200,21 +181,9 @@ def write_outputs(spec, task, results):
 
 
 def describe(task, settings, scale):
-    """What will run, and where it differs from the paper's settings.
-
-    Compares the task as built (after the scale and the task parameters)
-    and the training settings with the paper's, so the line names what this
-    run changes, whichever setting changed it.
-
-    Args:
-        task: the `Task` as built.
-        settings: the training settings (`RunSpec.training_settings`).
-        scale: the scale they started from.
-
-    Returns:
-        Lines of text: the task, its paper, the data it reads, what
-        differs, the settings.
-    """
+    """Lines of text: the task (as built), its paper, the data it reads, what
+    differs from the paper's task parameters and training settings (whichever
+    setting changed it, starting from `scale`), and the `settings`."""
     lines = [
         f"task {task!r}",
         f"  {task.paper}: {task.description}",

@@ -28,9 +28,8 @@ class RunResult:
         steps_to_threshold: the first evaluated step at which the held-out
             score met the task's threshold, or None.
         final: the last held-out scores (`{"loss": ..., metric: ...}`).
-        seconds: wall-clock training time (summed over resumed parts).
-        cpu_seconds: CPU time of the process while training (user and
-            system, summed over resumed parts).
+        seconds: wall-clock training time (over every resumed part).
+        cpu_seconds: the process's CPU time while training (likewise).
         params: number of trainable parameters.
         settings: steps, batch size, units, learning rate, clipping, seed...
         diverged: True when training stopped on a NaN loss.
@@ -96,25 +95,13 @@ def make_recorder(
     tensorboard_dir=None,
     prefix="",
 ):
-    """A Keras callback recording the learning curve of one run.
-
-    After each `eval_every` steps (one Keras "epoch") it appends the logs to
-    its `curve` and notes the first step meeting the task's threshold in
-    `steps_to_threshold`.
-
-    Args:
-        task: the `keras_rda.lab.tasks.Task` trained (for its threshold).
-        eval_every: training steps per Keras epoch.
-        total_steps: the run's steps (shown in the log lines).
-        stop_at_threshold: stop training once the threshold is met.
-        log_lines: print one line per evaluation.
-        tensorboard_dir: where to write TensorBoard scalars, or None.
-        prefix: what each log line starts with (the run's name).
-
-    Returns:
-        The callback, with `curve` and `steps_to_threshold` to read (and to
-        set, when a run resumes).
-    """
+    """A Keras callback recording the learning curve of one run: after each
+    `eval_every` steps (one Keras "epoch") it appends the logs to its `curve`
+    and notes the first step meeting `task`'s threshold in
+    `steps_to_threshold` (both set anew when a run resumes), stopping there
+    with `stop_at_threshold`. With `log_lines` it prints one line per
+    evaluation (starting with `prefix`, out of `total_steps`), with
+    `tensorboard_dir` it writes TensorBoard scalars there."""
     import keras
 
     class CurveRecorder(keras.callbacks.Callback):
@@ -154,15 +141,9 @@ def make_recorder(
 def make_nonfinite_stop(eval_every, prefix=""):
     """A Keras callback that stops training at the first non-finite loss
     (after which no step can recover: Adam turns every weight it touches into
-    NaN), with one line naming the step and the loss; the run is recorded as
-    diverged.
-
-    Args:
-        eval_every: training steps per Keras epoch (to count steps).
-        prefix: what the line starts with (the run's name).
-
-    Returns:
-        The callback; its `stopped_at` is the step it stopped at, or None.
+    NaN), with one line (starting with `prefix`) naming the step (counted
+    with `eval_every` steps per Keras epoch) and the loss; the run is
+    recorded as diverged. Its `stopped_at` is the step, or None.
     """
     import keras
 
@@ -215,19 +196,9 @@ class Clock:
 
 
 def run_result(model_name, task, recorder, totals, model, settings):
-    """The `RunResult` of a run whose curve is in `recorder`.
-
-    Args:
-        model_name: the zoo name.
-        task: the task trained.
-        recorder: the run's `make_recorder` callback.
-        totals: the run's `Clock.totals()`.
-        model: the trained `keras.Model`.
-        settings: the run's settings (see `run_loop.run_settings`).
-
-    Returns:
-        A `RunResult`, diverged when any of its last logs is not finite.
-    """
+    """The `RunResult` of a run whose curve is in `recorder` (its
+    `make_recorder` callback), with the run's `Clock.totals()` and settings;
+    diverged when any of its last logs is not finite."""
     curve = recorder.curve
     last = curve[-1] if curve else {}
     return RunResult(

@@ -29,20 +29,10 @@ from keras_rda.utils import validation
 
 
 def compile_for_task(model, task, optimizer, jit_compile=False):
-    """Compiles `model` with the task's loss and its weighted metrics.
-
-    The optimizer's variables are made here, not in the first train step:
-    on TensorFlow a step that creates variables is traced twice.
-
-    Args:
-        model: a `keras.Model` built for `task`.
-        task: a `keras_rda.lab.tasks.Task`.
-        optimizer: a Keras optimizer.
-        jit_compile: compile the train step with XLA.
-
-    Returns:
-        `model`, compiled.
-    """
+    """`model`, compiled with `optimizer`, the task's loss and its weighted
+    metrics (with XLA where `jit_compile`). The optimizer's variables are made
+    here, not in the first train step: on TensorFlow a step that creates
+    variables is traced twice."""
     if jit_compile:
         warn_quadratic_keras_rnns_under_xla(model)
     model.compile(
@@ -337,20 +327,13 @@ def build_before_fit(model, strategy, batch):
     Keras 3's `fit` on TensorFlow fails with several workers
     (keras-team/keras#20585), in two places this works around:
 
-    - it first builds the model from one batch of the distributed dataset,
+    - it builds the model from one batch of the distributed dataset,
       averaged eagerly over the replicas, which fails; the build needs only
-      the batch's shapes and dtypes, so it is done here from a local batch,
-      and `fit`'s own is skipped;
+      shapes and dtypes, so it is done here from `batch` (`(x, y,
+      sample_weight)` of one example), and `fit`'s own is skipped;
     - it averages each step's logs over all workers along an axis 0 that
-      scalars lack; the logs are the metrics' values, which every replica
-      already holds in full (Keras's metric variables are summed over all
-      replicas as they update), so the average over this worker's
-      replicas, Keras's path for one worker, is the same number.
-
-    Args:
-        model: the compiled `keras.Model`.
-        strategy: the strategy its variables live in.
-        batch: `(x, y, sample_weight)` of one example.
+      scalars lack; every replica holds the metrics' values in full, so
+      Keras's path for one worker gives the same number.
     """
     trainer = keras_compat.tensorflow_trainer()
     with strategy.scope():
@@ -360,23 +343,13 @@ def build_before_fit(model, strategy, batch):
 
 
 def worker_rows(strategy, dataset, batch_size):
-    """`dataset`'s global batches, each worker keeping its own rows.
-
-    Every worker of a `MultiWorkerMirroredStrategy` draws the same stream
-    (the same seed) and keeps rows `[w * B / W, (w + 1) * B / W)` of each
-    global batch of `B`, cut into one equal part per local replica: the
-    replicas together see each global batch once, as one device would.
-    (`tf.distribute`'s own sharding cannot split a generator's stream.)
-
-    Args:
-        strategy: the `MultiWorkerMirroredStrategy`.
-        dataset: a `tf.data.Dataset` of global `(x, y, sample_weight)`
-            batches, `batch_size` rows each.
-        batch_size: `B`, a multiple of `strategy.num_replicas_in_sync`.
-
-    Returns:
-        A `tf.distribute` distributed dataset for `model.fit`.
-    """
+    """The global batches of `dataset` (a `tf.data.Dataset` of `(x, y,
+    sample_weight)`, `batch_size` = B rows each, a multiple of the replicas)
+    as a distributed dataset for `model.fit`: every worker of the
+    `MultiWorkerMirroredStrategy` draws the same stream and keeps rows
+    `[w * B / W, (w + 1) * B / W)`, cut into one part per local replica, so
+    the replicas together see each global batch once, as one device would
+    (`tf.distribute`'s own sharding cannot split a generator's stream)."""
     import tensorflow as tf
 
     def per_worker(context):

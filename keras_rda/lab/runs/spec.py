@@ -40,48 +40,41 @@ class RunSpec:
             settings (`Task.at_scale`, `Task.training_settings`).
         task_params: task constructor arguments over the scale's.
         seeds: every model is trained once per seed (distinct integers).
-        steps: training steps (None: the scale's). A rerun with more steps
-            trains the checkpointed runs on.
+        steps: training steps (None: the scale's; a rerun with more trains
+            the checkpointed runs on).
         batch_size: sequences per step (None: the scale's).
-        units: recurrent units of every model without its own size in
+        units: recurrent units of every model without its own in
             `model_units` (None: the scale's).
         model_units: `{model: units}` that win over `units` (None: the
-            scale's per-model sizes, e.g. the UW paper's Table 1; `{}`:
-            none, every model gets `units`).
+            scale's, e.g. the UW paper's Table 1; `{}`: none).
         eval_every: steps between held-out evaluations and checkpoints
             (None: the scale's; at most `steps`).
         eval_examples: held-out set size (None: the scale's).
-        learning_rate: Adam learning rate of every model (None: the
-            scale's where the paper trains all models alike, else each zoo
-            model's own).
+        learning_rate: Adam learning rate of every model (None: the scale's
+            where the paper trains all models alike, else each model's).
         clipvalue: element-wise gradient clip of every model, 0 for none
             (None: as `learning_rate`).
         clipnorm: clip each gradient tensor's norm instead of the
-            element-wise clip (which it replaces; recorded as 0).
-        global_clipnorm: clip the gradient's global norm (all its tensors
-            together) instead of the element-wise clip, as `clipnorm`
-            does; not beside `clipnorm`.
+            element-wise clip (recorded as 0).
+        global_clipnorm: clip the gradient's global norm instead of the
+            element-wise clip; not beside `clipnorm`.
         model_args: extra keyword arguments of the zoo builders.
         jit_compile: compile the training step with XLA.
-        strategy: "default", "mirrored" or "tpu"
-            (`keras_rda.lab.strategies.make_strategy`).
+        strategy: a `keras_rda.lab.strategies.make_strategy` name.
         tpu: TPU address for the "tpu" strategy (None: the local one).
         stop_at_threshold: stop a run once it meets the task's threshold.
         name: name of the record, plot, heat maps and checkpoints (a plain
             file name); None: `record_name`'s default.
-        comparison: whether the runs are a comparison (`keras-rda
-            compare`), named TASK-compare by default, or one model's runs
-            (`keras-rda train`), named TASK-MODEL.
+        comparison: whether the runs are a comparison (`compare`, named
+            TASK-compare by default) or one model's (`train`, TASK-MODEL).
         out: directory of the checkpoints and plots (and of the record
             without `results_dir`).
         results_dir: directory of the JSON record (None: `out`).
-        tensorboard_dir: where each run also writes its curve as
-            TensorBoard scalars, in a subdirectory MODEL-seedSEED (None:
-            nowhere).
+        tensorboard_dir: where each run also writes its curve as TensorBoard
+            scalars, in MODEL-seedSEED (None: nowhere).
         diagnose: also log the gradient norm and the RWA/RDA unit's
             internals in each run's curve (`keras_rda.lab.runs.diagnostics`).
-        restart: discard the runs' checkpoints and start over (default:
-            resume an interrupted run, return a finished one).
+        restart: discard the runs' checkpoints and start over.
         verbose: 0 quiet, 1 progress bars, 2 one line per evaluation.
         command: the command recorded with the results, structured
             (`keras_rda.lab.cli.options.record_command`).
