@@ -271,6 +271,32 @@ XFAIL = {}
 # of a memory cell takes 5-15 s there).
 SLOW_ELSEWHERE = {"DNCCell-uniform", "DNCCell-random"}
 
+# The dtype and dropout checks of the memory units, which run the same
+# BaseMemoryCell code for dtypes and dropout masks: on the other backends
+# the DNC cell (the DNC's addressing) and the NTM layer (the memory layers'
+# own loop) carry them; the TensorFlow run checks every unit. Called
+# eagerly, each such check of a memory unit takes 10-50 s on JAX.
+DTYPE_AND_DROPOUT_CHECKS = {
+    "mixed_precision",
+    "mixed_precision_dropout",
+    "dropout",
+    "reset_state",
+}
+CHECKED_ON_TENSORFLOW_ONLY = {
+    "DNC-uniform",
+    "DNCCell-cached_uniform",
+    "NTMCell-regular",
+    "NTMCell-uniform",
+}
+
+
+def _slow_elsewhere(check, name):
+    if keras.backend.backend() == "tensorflow":
+        return False
+    return name in SLOW_ELSEWHERE or (
+        check in DTYPE_AND_DROPOUT_CHECKS and name in CHECKED_ON_TENSORFLOW_ONLY
+    )
+
 
 def _params(check, select=lambda unit: True):
     params = []
@@ -280,7 +306,7 @@ def _params(check, select=lambda unit: True):
         marks = []
         if (check, name) in XFAIL:
             marks = [pytest.mark.xfail(strict=True, reason=XFAIL[check, name])]
-        if name in SLOW_ELSEWHERE and keras.backend.backend() != "tensorflow":
+        if _slow_elsewhere(check, name):
             marks.append(pytest.mark.slow(reason="checked in the TensorFlow run"))
         params.append(pytest.param(name, marks=marks, id=name))
     return params
