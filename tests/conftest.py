@@ -128,6 +128,34 @@ SLOW_ON_BACKEND = {
             "tests/layers/test_rda_saving.py::test_fit_with_jit_compile[rnn-rda-cell]",
         )
     },
+    # On PyTorch the fused recurrence's loop is Python: 10,000 steps forward
+    # and backward take about a minute a case on a CPU. Every attention's
+    # arithmetic at that length is checked in the TensorFlow and JAX runs;
+    # here exp's running maximum (through the in-loop projection and as a
+    # plain average) and the RWA keep a case.
+    **{
+        ("torch", test): "PyTorch's Python loop, about a minute a case at "
+        "10,000 steps; checked in the TensorFlow and JAX runs"
+        for test in (
+            *(
+                "tests/ops/test_rda_recurrence.py::"
+                f"test_ten_thousand_steps_with_huge_logits_finite[{case}]"
+                for case in (
+                    "inputs-rda-exp",
+                    "inputs-rda-relu",
+                    "inputs-rda-softplus",
+                    "projections-rda-relu",
+                    "projections-rda-softplus",
+                )
+            ),
+            *(
+                "tests/ops/test_attention_average.py::"
+                "test_ten_thousand_steps_with_huge_logits_finite_outputs_and_"
+                f"gradients[rda-{attention}]"
+                for attention in ("relu", "sigmoid", "softplus")
+            ),
+        )
+    },
     # On JAX an op outside `jit` compiles on its first call, so tests that
     # call a layer eagerly take several times their TensorFlow time: the
     # grids and long sequences below run in full in the TensorFlow run, and
