@@ -5,6 +5,8 @@ The NumPy functions are the plain formulas (float64 where given float64),
 written independently of the package, for the reference implementations.
 """
 
+import os
+
 import keras
 import numpy as np
 
@@ -14,10 +16,17 @@ import numpy as np
 # process after 40 s ("Termination timeout for `all reduce ...` exceeded"),
 # which a thread on a busy CI machine can reach. These tests wait up to 10
 # minutes; their subprocess timeouts still end a run that hangs.
-TWO_CPU_DEVICES_XLA_FLAGS = (
-    "--xla_force_host_platform_device_count=2"
-    " --xla_cpu_collective_call_warn_stuck_timeout_seconds=120"
-    " --xla_cpu_collective_call_terminate_timeout_seconds=600"
+# They keep the suite's own flags (tests/conftest.py).
+TWO_CPU_DEVICES_XLA_FLAGS = " ".join(
+    filter(
+        None,
+        (
+            os.environ.get("XLA_FLAGS"),
+            "--xla_force_host_platform_device_count=2",
+            "--xla_cpu_collective_call_warn_stuck_timeout_seconds=120",
+            "--xla_cpu_collective_call_terminate_timeout_seconds=600",
+        ),
+    )
 )
 
 
